@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The front door. "make help" lists the targets.
+#
+#   make bench   build vanilla and patched, boot each, run the fio
+#                scenarios, print the before/after table (results/)
+#   make test    build the patched kernel, boot it, run the kselftests
+#                and KUnit suites, fail if any test fails
+#
+# Variables: HZ=1000|250|100 (default 1000), DEBUG=1 (debug kernel),
+# ACCEL=kvm|tcg (skip the KVM probe), BLK_THROTTLE_RUNTIME=seconds.
+
+HZ ?= 1000
+export HZ
+
+.PHONY: help setup fetch tree build build-vanilla test test-vanilla bench clean distclean
+
+help:
+	@sed -n 's/^#   //p; s/^# Variables/Variables/p' Makefile
+
+setup:
+	@scripts/setup.sh
+
+fetch: setup
+	@scripts/fetch-base.sh >/dev/null
+
+tree: fetch
+	@scripts/prepare-tree.sh patched
+
+build: setup
+	@scripts/build-kernel.sh patched $(HZ) >/dev/null
+
+build-vanilla: setup
+	@scripts/build-kernel.sh vanilla $(HZ) >/dev/null
+
+test: setup
+	@scripts/run-tests.sh patched $(HZ)
+
+# The same tests on the unpatched base: shows what the series fixes.
+test-vanilla: setup
+	@scripts/run-tests.sh vanilla $(HZ)
+
+bench: setup
+	@scripts/bench.sh $(HZ)
+
+clean:
+	rm -rf build/obj build/images build/out build/logs build/kselftest-*
+
+distclean:
+	rm -rf build

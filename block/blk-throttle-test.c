@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for blk-throttle's token-bucket arithmetic: the pure
+ * functions in blk-throttle.h that decide how long a throttled bio waits.
+ * They need no device: every test drives a bucket with made-up times.
+ */
+#include <kunit/test.h>
+#include <linux/limits.h>
+#include <linux/time64.h>
+#include "blk-throttle.h"
+
+#define MS	NSEC_PER_MSEC
+#define SEC	NSEC_PER_SEC
+#define DAY	(86400ULL * NSEC_PER_SEC)
+
+/*
+ * Dispatch @n bios of @cost back to back from @start, each as soon as the
+ * bucket allows, as the pending timer would. Returns when the last went;
+ * *@free counts those that went without waiting.
+ */
+static u64 drive(u64 *vtime, u64 cost, u64 start, unsigned int n,
+		 unsigned int *free)
+{
+	u64 now = start, wait;
+	unsigned int i;
+
+	*free = 0;
+	*vtime = throtl_bucket_refill(*vtime, now);
+	for (i = 0; i < n; i++) {
+		wait = throtl_bucket_wait(*vtime, cost, now);
+		if (!wait)
+			(*free)++;
+		now += wait;
+		*vtime = throtl_bucket_charge(*vtime, cost, now);
+	}
+	return now;
+}
+
+static void throtl_cost_test(struct kunit *test)
+{
+	/* IOPS that do not divide a second, and HZ-independent ones */
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(1, 100), 10 * MS);
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(1, 37), 27027028ULL);
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(1, 333), 3003004ULL);
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(1, 1000), 1 * MS);
+	/* bytes: 4 KiB at 1 KiB/s, 1 MiB at 256 KiB/s, 4 KiB at 100 GiB/s */
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(4096, 1024), 4 * SEC);
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(SZ_1M, SZ_256K), 4 * SEC);
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(4096, 100ULL * SZ_1G), 39ULL);
+	/* rounded up: never faster than the limit, never free */
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(1, U64_MAX - 1), 1ULL);
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(1, UINT_MAX), 1ULL);
+	/* the largest bio at the smallest rate fits in 64 bits */
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(UINT_MAX, 1), UINT_MAX * SEC);
+	/* and what does not fit saturates instead of wrapping */
+	KUNIT_EXPECT_EQ(test, throtl_cost_ns(U64_MAX, 1), U64_MAX);
+}
+
+static void throtl_mul_div_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, throtl_mul_div(10, 3, 4, false), 7ULL);
+	KUNIT_EXPECT_EQ(test, throtl_mul_div(10, 3, 4, true), 8ULL);
+	KUNIT_EXPECT_EQ(test, throtl_mul_div(U64_MAX, U64_MAX, U64_MAX, false),
+			U64_MAX);
+	KUNIT_EXPECT_EQ(test, throtl_mul_div(U64_MAX - 1, 2, 3, false),
+			12297829382473034409ULL);
+	KUNIT_EXPECT_EQ(test, throtl_mul_div(1ULL << 40, 1ULL << 40, 1, false),
+			U64_MAX);
+}
+
+/* A paced group waits exactly one cost per bio, whatever the rate. */
+static void throtl_rate_test(struct kunit *test)
+{
+	static const u64 iops[] = { 1, 37, 100, 333, 1000, 100000 };
+	static const u64 bps[] = { SZ_1K, SZ_1M, 10 * SZ_1M, 100ULL * SZ_1G };
+	unsigned int i, free, n = 10000;
+	u64 vtime, end, cost, start = 5 * SEC;
+
+	for (i = 0; i < ARRAY_SIZE(iops); i++) {
+		vtime = 0;
+		cost = throtl_cost_ns(1, iops[i]);
+		end = drive(&vtime, cost, start, n, &free);
+		/* n IOs take n - depth worth of time: within one cost */
+		KUNIT_EXPECT_LE_MSG(test, end - start, n * cost, "iops=%llu", iops[i]);
+		KUNIT_EXPECT_GE_MSG(test, end - start + THROTL_BUCKET_NS + cost,
+				    n * cost, "iops=%llu", iops[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(bps); i++) {
+		vtime = 0;
+		cost = throtl_cost_ns(4096, bps[i]);
+		end = drive(&vtime, cost, start, n, &free);
+		KUNIT_EXPECT_LE_MSG(test, end - start, n * cost, "bps=%llu", bps[i]);
+		KUNIT_EXPECT_GE_MSG(test, end - start + THROTL_BUCKET_NS + cost,
+				    n * cost, "bps=%llu", bps[i]);
+	}
+}
+
+/* After idle, a group bursts one depth of its rate, and no more. */
+static void throtl_depth_test(struct kunit *test)
+{
+	unsigned int free;
+	u64 vtime = 0;
+
+	/* riops=100: a 100 ms bucket holds 10 IOs */
+	drive(&vtime, throtl_cost_ns(1, 100), 10 * SEC, 50, &free);
+	KUNIT_EXPECT_EQ(test, free, 10U);
+
+	/* rbps=1 MiB/s, 4 KiB bios: 25.6 of them, so 25 go at once */
+	vtime = 0;
+	drive(&vtime, throtl_cost_ns(4096, SZ_1M), 10 * SEC, 100, &free);
+	KUNIT_EXPECT_EQ(test, free, 25U);
+
+	/*
+	 * riops=5: the bucket holds half an IO, so even after idle the first
+	 * IO waits for the other half (100 ms), and each next one 200 ms.
+	 */
+	vtime = 0;
+	KUNIT_EXPECT_EQ(test, drive(&vtime, throtl_cost_ns(1, 5), 10 * SEC, 3, &free),
+			10 * SEC + 500 * MS);
+	KUNIT_EXPECT_EQ(test, free, 0U);
+}
+
+/* An idle bucket refills up to its depth, however long the idle. */
+static void throtl_refill_test(struct kunit *test)
+{
+	u64 now = 30 * DAY;
+
+	KUNIT_EXPECT_EQ(test, throtl_bucket_refill(0, now), now - THROTL_BUCKET_NS);
+	KUNIT_EXPECT_EQ(test, throtl_bucket_refill(now - MS, now), now - MS);
+	/* debt survives idle until it is paid */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_refill(now + SEC, now), now + SEC);
+	/* early in boot, before one depth has passed */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_refill(0, MS), 0ULL);
+}
+
+/*
+ * A bio larger than the bucket waits for its whole cost less the depth,
+ * then the bucket is empty: the right average rate, no stall.
+ */
+static void throtl_big_bio_test(struct kunit *test)
+{
+	u64 cost = throtl_cost_ns(SZ_1M, SZ_256K);	/* 4 s */
+	u64 now = 100 * SEC, vtime, wait;
+
+	vtime = throtl_bucket_refill(0, now);
+	wait = throtl_bucket_wait(vtime, cost, now);
+	KUNIT_EXPECT_EQ(test, wait, cost - THROTL_BUCKET_NS);
+	/* asked again while waiting, the answer holds: no restart */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_wait(vtime, cost, now + SEC), wait - SEC);
+	now += wait;
+	vtime = throtl_bucket_charge(vtime, cost, now);
+	KUNIT_EXPECT_EQ(test, vtime, now);
+	/* the next one waits its whole cost */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_wait(vtime, cost, now), cost);
+}
+
+/* Never a zero wait for a bio that cannot go, never a negative one. */
+static void throtl_wait_test(struct kunit *test)
+{
+	u64 now = DAY;
+
+	KUNIT_EXPECT_EQ(test, throtl_bucket_wait(now, 1, now), 1ULL);
+	KUNIT_EXPECT_EQ(test, throtl_bucket_wait(now - 1, 1, now), 0ULL);
+	KUNIT_EXPECT_EQ(test, throtl_bucket_wait(0, 10 * MS, now), 0ULL);
+	/* huge debt saturates, it does not wrap into a free pass */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_wait(U64_MAX - 5, 10, now),
+			U64_MAX - now);
+}
+
+/* Debt from a bio that had to go unthrottled is paid by the next ones. */
+static void throtl_debt_test(struct kunit *test)
+{
+	u64 cost = throtl_cost_ns(1, 100), now = 10 * SEC;
+	u64 vtime = throtl_bucket_refill(0, now);
+	unsigned int i;
+
+	for (i = 0; i < 30; i++)
+		vtime = throtl_bucket_charge(vtime, cost, now);
+	/* 30 IOs at once against a 10 IO bucket: 20 owed, 200 ms */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_wait(vtime, cost, now), 210 * MS);
+	/* a late dispatch keeps at most one depth of credit */
+	vtime = throtl_bucket_charge(now - 10 * SEC, cost, now);
+	KUNIT_EXPECT_EQ(test, vtime, now - THROTL_BUCKET_NS);
+}
+
+/* A limit change keeps the balance in bytes or IOs. */
+static void throtl_rescale_test(struct kunit *test)
+{
+	u64 now = 1000 * SEC;
+
+	/* 50 ms of credit at 100 IOPS is 5 IOs: 25 ms at 200 IOPS */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_rescale(now - 50 * MS, 100, 200, now),
+			now - 25 * MS);
+	/* 1 s of debt at 512 KiB/s is 512 KiB: 2 s at 256 KiB/s */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_rescale(now + SEC, SZ_512K, SZ_256K, now),
+			now + 2 * SEC);
+	/* lowering from the largest limits to the smallest saturates */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_rescale(now + SEC, U64_MAX - 1, 1, now),
+			U64_MAX);
+	KUNIT_EXPECT_EQ(test, throtl_bucket_rescale(now - SEC, U64_MAX - 1, 1, now),
+			0ULL);
+	/* an unchanged rate changes nothing */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_rescale(now - 7, 333, 333, now), now - 7);
+}
+
+/*
+ * The clock is 64-bit ns: a bucket far into a machine's life, where a
+ * 32-bit jiffies count would long have wrapped, behaves as on day one.
+ */
+static void throtl_long_uptime_test(struct kunit *test)
+{
+	u64 cost = throtl_cost_ns(1, 100);
+	u64 day1 = SEC, later = 200ULL * 365 * DAY;
+	unsigned int free1, free2;
+	u64 v1 = 0, v2 = 0, e1, e2;
+
+	e1 = drive(&v1, cost, day1, 1000, &free1);
+	e2 = drive(&v2, cost, later, 1000, &free2);
+	KUNIT_EXPECT_EQ(test, free1, free2);
+	KUNIT_EXPECT_EQ(test, e1 - day1, e2 - later);
+}
+
+static struct kunit_case throtl_bucket_cases[] = {
+	KUNIT_CASE(throtl_cost_test),
+	KUNIT_CASE(throtl_mul_div_test),
+	KUNIT_CASE(throtl_rate_test),
+	KUNIT_CASE(throtl_depth_test),
+	KUNIT_CASE(throtl_refill_test),
+	KUNIT_CASE(throtl_big_bio_test),
+	KUNIT_CASE(throtl_wait_test),
+	KUNIT_CASE(throtl_debt_test),
+	KUNIT_CASE(throtl_rescale_test),
+	KUNIT_CASE(throtl_long_uptime_test),
+	{}
+};
+
+static struct kunit_suite throtl_bucket_suite = {
+	.name = "blk-throttle-bucket",
+	.test_cases = throtl_bucket_cases,
+};
+kunit_test_suite(throtl_bucket_suite);
+
+MODULE_DESCRIPTION("KUnit tests for blk-throttle's token buckets");
+MODULE_LICENSE("GPL");

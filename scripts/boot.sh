@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel image with virtme-ng on the host's root filesystem (read
+# only; OUTDIR is the guest's writable directory) and run a command in it.
+#
+#   boot.sh IMAGE OUTDIR COMMAND...
+#
+# The guest's console goes to OUTDIR/console.log and the command's output
+# to our stdout and OUTDIR/guest.log. The exit status is the command's.
+# A guest that panics, hangs past BOOT_TIMEOUT or prints a splat (BUG,
+# WARNING, Oops, KASAN, UBSAN, lockdep, hung task) fails, console kept.
+#
+# One failure is retried, and only one: under software emulation, QEMU's
+# TCG can race the kernel's boot-time code patching across vCPUs and the
+# guest dies with "Oops: int3" before init runs (seen on vanilla 7.3 in
+# hrtimer_start_range_ns). Such a splat before the guest's first line is
+# counted as an emulator flake: the log is kept as console-flake-N.log, a
+# warning is printed, and the guest is booted again, up to BOOT_TRIES
+# times. A splat of any other kind, or any splat once the guest is up, is
+# never retried.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+IMAGE=${1:?usage: boot.sh IMAGE OUTDIR COMMAND...}
+OUTDIR=${2:?usage: boot.sh IMAGE OUTDIR COMMAND...}
+shift 2
+[ $# -gt 0 ] || die "boot.sh: no command"
+[ -f "$IMAGE" ] || die "no kernel image $IMAGE"
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-1800}
+BOOT_TRIES=${BOOT_TRIES:-3}
+CPUS=${GUEST_CPUS:-2}
+MEM=${GUEST_MEM:-4G}
+MARKER="BTH-GUEST: up"
+SPLAT='(BUG:|WARNING:|Oops:|Kernel panic|KASAN:|UBSAN:|general protection fault|divide error:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|INFO: rcu_.* stall|watchdog: BUG|Call Trace:)'
+
+accel=$("$TOP/scripts/detect-accel.sh" "$IMAGE") || exit 1
+accel_opt=
+[ "$accel" = kvm ] || accel_opt=--disable-kvm
+echo "$accel" >"$OUTDIR/accel"
+
+# The command runs under bash in the guest, after a marker on the console.
+cmd="echo '$MARKER' >/dev/kmsg; $(printf '%q ' "$@")"
+
+try=1
+while :; do
+	say "booting $(basename "$(dirname "$IMAGE")") ($accel, $CPUS vCPUs, $MEM), try $try: $*"
+	start=$(date +%s)
+	timeout -k 10 "$BOOT_TIMEOUT" vng -v --run "$IMAGE" $accel_opt \
+		--cpus "$CPUS" --memory "$MEM" --rwdir "$OUTDIR" \
+		--append "null_blk.nr_devices=0" \
+		--exec "$cmd" </dev/null 2>"$OUTDIR/console.log" |
+		tee "$OUTDIR/guest.log"
+	rc=${PIPESTATUS[0]}
+	echo "$(( $(date +%s) - start ))" >"$OUTDIR/boot-seconds"
+
+	splat=$(grep -nE "$SPLAT" "$OUTDIR/console.log" | head -n 1)
+	if [ -n "$splat" ]; then
+		up=$(grep -nF "$MARKER" "$OUTDIR/console.log" | head -n 1 | cut -d: -f1)
+		line=${splat%%:*}
+		if [ "$accel" = tcg ] && { [ -z "$up" ] || [ "$line" -lt "$up" ]; } &&
+		   sed -n "$line,$((line + 3))p" "$OUTDIR/console.log" | grep -q 'Oops: int3' &&
+		   [ "$try" -lt "$BOOT_TRIES" ]; then
+			cp "$OUTDIR/console.log" "$OUTDIR/console-flake-$try.log"
+			warn "emulator flake (int3 during boot-time code patching under TCG) before the guest came up; console kept as $OUTDIR/console-flake-$try.log; booting again"
+			try=$((try + 1))
+			continue
+		fi
+		grep -E -A 30 "$SPLAT" "$OUTDIR/console.log" | head -n 40 >&2
+		die "kernel splat in the guest: ${splat#*:} (console: $OUTDIR/console.log)"
+	fi
+	case $rc in
+	124|137) die "guest timed out after ${BOOT_TIMEOUT}s (console: $OUTDIR/console.log)" ;;
+	255) die "guest died before the command finished (panic or QEMU failure; console: $OUTDIR/console.log)" ;;
+	esac
+	grep -qF "$MARKER" "$OUTDIR/console.log" ||
+		die "guest never came up (exit $rc; console: $OUTDIR/console.log)"
+	exit "$rc"
+done

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build a guest kernel: VARIANT (vanilla or patched) at HZ (1000, 250 or
+# 100), optionally with the debug config (DEBUG=1). One object directory
+# per HZ/config serves both variants, so switching between them rebuilds
+# only what differs, and ccache makes a rebuild of the same source cheap.
+#
+# The config is tinyconfig plus kconfig/*.config; every symbol the
+# fragments ask for is checked after olddefconfig. The image lands in
+# build/images/VARIANT-hzHZ[-debug]/bzImage; its path is printed on stdout.
+#
+# Usage: build-kernel.sh VARIANT [HZ]
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+VARIANT=${1:?usage: build-kernel.sh vanilla|patched [HZ]}
+HZ=${2:-${HZ:-1000}}
+DEBUG=${DEBUG:-0}
+flavour=hz$HZ
+[ "$DEBUG" = 1 ] && flavour=$flavour-debug
+OBJ=$BUILD/obj/$flavour
+OUT=$IMAGES/$VARIANT-$flavour
+
+case $HZ in 100|250|300|1000) ;; *) die "HZ must be 100, 250, 300 or 1000" ;; esac
+
+"$TOP/scripts/prepare-tree.sh" "$VARIANT"
+
+# Fragments, in order: the guest base, what every variant needs, the
+# symbols the series adds (patched only), the HZ choice, debug options.
+frags=("$TOP/kconfig/base.config" "$TOP/kconfig/blk-throttle.config")
+[ "$VARIANT" = patched ] && [ -f "$TOP/kconfig/series.config" ] &&
+	frags+=("$TOP/kconfig/series.config")
+hzfrag=$BUILD/hz$HZ.config
+printf 'CONFIG_HZ_%s=y\n' "$HZ" >"$hzfrag"
+for h in 100 250 300 1000; do
+	[ "$h" = "$HZ" ] || printf '# CONFIG_HZ_%s is not set\n' "$h" >>"$hzfrag"
+done
+frags+=("$hzfrag")
+[ "$DEBUG" = 1 ] && frags+=("$TOP/kconfig/debug.config")
+
+# Generate the config in a scratch directory and install it only if it
+# differs, so that an unchanged config never triggers a rebuild.
+mkdir -p "$OBJ" "$OUT"
+cfg=$BUILD/obj/.cfg-$flavour
+rm -rf "$cfg"; mkdir -p "$cfg"
+say "configuring $VARIANT $flavour"
+run_logged "$LOGS/config-$VARIANT-$flavour.log" bash -c "
+	make -C '$LINUX' O='$cfg' -s tinyconfig &&
+	'$LINUX/scripts/kconfig/merge_config.sh' -m -O '$cfg' '$cfg/.config' ${frags[*]} &&
+	make -C '$LINUX' O='$cfg' -s olddefconfig"
+
+bad=0
+for f in "${frags[@]}"; do
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=n) sym=${line%=n}; grep -q "^$sym=" "$cfg/.config" && { echo "  $line, but .config has $(grep "^$sym=" "$cfg/.config")" >&2; bad=1; } ;;
+		CONFIG_*=*) grep -qxF "$line" "$cfg/.config" || { echo "  $line (from $(basename "$f")), but .config has: $(grep -E "^(# )?${line%%=*}[= ]" "$cfg/.config" || echo nothing)" >&2; bad=1; } ;;
+		"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; grep -q "^$sym=" "$cfg/.config" && { echo "  $line, but it is set" >&2; bad=1; } ;;
+		esac
+	done <"$f"
+done
+[ $bad = 0 ] || die "required config symbols did not survive olddefconfig (see above; the missing dependency is named in $LINUX/<dir>/Kconfig)"
+cmp -s "$cfg/.config" "$OBJ/.config" || cp "$cfg/.config" "$OBJ/.config"
+rm -rf "$cfg"
+
+say "building $VARIANT HZ=$HZ in $OBJ (log: $LOGS/build-$VARIANT-$flavour.log)"
+start=$(date +%s)
+ccache -z >/dev/null 2>&1 || true
+if ! make -C "$LINUX" O="$OBJ" -j"$NPROC" CC="ccache gcc" HOSTCC="ccache gcc" \
+	KBUILD_BUILD_TIMESTAMP="2026-01-01" KBUILD_BUILD_USER=harness \
+	KBUILD_BUILD_HOST=harness ${W:+W=$W} bzImage \
+	>"$LOGS/build-$VARIANT-$flavour.log" 2>&1; then
+	grep -E 'error|Error' "$LOGS/build-$VARIANT-$flavour.log" | head -n 20 >&2
+	die "kernel build ($VARIANT HZ=$HZ); full log: $LOGS/build-$VARIANT-$flavour.log"
+fi
+secs=$(( $(date +%s) - start ))
+cp "$OBJ/arch/x86/boot/bzImage" "$OUT/bzImage"
+cp "$OBJ/.config" "$OUT/config"
+git -C "$LINUX" log -1 --format='%H %s' >"$OUT/commit"
+echo "$secs" >"$OUT/build-seconds"
+hits=$(ccache -s 2>/dev/null | awk '/Hits:/ {print $2 "/" $4; exit}')
+say "built $VARIANT HZ=$HZ in ${secs}s (ccache hits ${hits:-?}): $OUT/bzImage"
+echo "$OUT/bzImage"

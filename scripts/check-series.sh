@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Export the series from build/linux (base..patched) and check each
+# patch with the kernel's scripts/checkpatch.pl --strict. Prints a table;
+# exits non-zero if any patch has an error or a warning, or if the series
+# still has files no patch owns ("overlay" commit).
+#
+#   check-series.sh [OUTDIR]   (default build/series)
+set -u
+. "$(dirname "$0")/lib.sh"
+
+OUT=${1:-$BUILD/series}
+"$TOP/scripts/prepare-tree.sh" patched >/dev/null || exit 1
+if git -C "$LINUX" log --format=%s base..patched | grep -q '^overlay:'; then
+	die "new files not yet assigned to a patch in patches/series: $(git -C "$LINUX" show --format= --name-only patched | tr '\n' ' ')"
+fi
+rm -rf "$OUT"
+git -C "$LINUX" format-patch -q --no-signature -o "$OUT" base..patched
+
+fail=0
+printf '%-70s %6s %8s %6s\n' patch errors warnings checks
+for p in "$OUT"/*.patch; do
+	res=$(cd "$LINUX" && scripts/checkpatch.pl --strict --no-summary --terse \
+		--show-types "$p" 2>&1)
+	e=$(grep -c ': ERROR:' <<<"$res")
+	w=$(grep -c ': WARNING:' <<<"$res")
+	c=$(grep -c ': CHECK:' <<<"$res")
+	printf '%-70s %6d %8d %6d\n' "$(basename "$p")" "$e" "$w" "$c"
+	[ $((e + w)) = 0 ] || { grep -E ': (ERROR|WARNING):' <<<"$res" | sed 's/^/    /'; fail=1; }
+	[ "$c" = 0 ] || grep ': CHECK:' <<<"$res" | sed 's/^/    /'
+done
+[ $fail = 0 ] || die "checkpatch --strict found errors or warnings (patches in $OUT)"
+say "checkpatch --strict: clean ($OUT)"

@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the guest: each bench/NAME.fio scenario on a fresh null_blk
+# device in a fresh cgroup. A scenario's header comments say how:
+#
+#   ; nullb: mbps=4 memory_backed=1    null_blk configfs attributes
+#   ; io.max: riops=100 rbps=max       the cgroup's limit on the device
+#
+# Results: OUTDIR/NAME.json (fio JSON) and OUTDIR/NAME_clat.*.log
+# (per-IO completion latencies, for the distribution plots).
+#
+#   guest-bench.sh OUTDIR SCENARIO.fio...
+set -u
+OUT=${1:?}
+shift
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+LINUX=$TOP/build/linux
+. "$LINUX/tools/testing/selftests/kselftest/ktap_helpers.sh"
+. "$TOP/tools/testing/selftests/blk-throttle/blk_throttle_lib.sh"
+export BENCH_RUNTIME=${BENCH_RUNTIME:-20}
+
+bt_require
+rc=0
+for job in "$@"; do
+	name=$(basename "$job" .fio)
+	nullb=$(sed -n 's/^; nullb: //p' "$job")
+	limit=$(sed -n 's/^; io.max: //p' "$job")
+
+	BT_NAME=bench-$name
+	mbps=0
+	for kv in $nullb; do
+		case $kv in
+		mbps=*) mbps=${kv#mbps=} ;;
+		memory_backed=*) BT_MEMORY_BACKED=${kv#memory_backed=} ;;
+		esac
+	done
+	bt_setup_dev "$mbps"
+	cg=$(bt_cgroup "$name")
+	[ -z "$limit" ] || echo "$BT_MAJMIN $limit" >"$cg/io.max"
+
+	echo "== $name: io.max '$limit' on $BT_DEV (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"
+	export BENCH_DEV=$BT_DEV
+	if bt_fio "$cg" "$OUT/$name.json" --write_lat_log="$OUT/$name" \
+		--log_avg_msec=0 "$job"; then
+		eval "$(bt_stats "$OUT/$name.json")"
+		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
+	else
+		echo "   fio failed: $(cat "$OUT/$name.json.err")"
+		rc=1
+	fi
+	rm -f "$OUT/${name}_lat."*.log "$OUT/${name}_slat."*.log
+	bt_cleanup
+	BT_CGROUPS=()
+	BT_NULLB=
+done
+exit $rc

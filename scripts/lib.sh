@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared paths and messages for the harness scripts. Sourced, not run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+LINUX=$BUILD/linux
+DL=$BUILD/dl
+IMAGES=$BUILD/images
+LOGS=$BUILD/logs
+NPROC=$(nproc)
+
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros}
+
+mkdir -p "$BUILD" "$LOGS"
+
+say()  { printf '==> %s\n' "$*" >&2; }
+warn() { printf '\n!!! WARNING: %s\n\n' "$*" >&2; }
+die()  { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
+
+# lock KEY: a value from base.lock
+lock() { sed -n "s/^$1=//p" "$TOP/base.lock"; }
+
+# run_logged LOG CMD...: run CMD with its output in LOG, print the tail
+# and the log's path if it fails.
+run_logged() {
+	local log=$1; shift
+	if ! "$@" >"$log" 2>&1; then
+		tail -n 40 "$log" >&2
+		die "$* (full log: $log)"
+	fi
+}

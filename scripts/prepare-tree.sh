@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Prepare build/linux: a git repository whose first commit is the pristine
+# base (tag "base") and whose branch "patched" is the series.
+#
+# patches/series lists the series in order, one commit a line:
+#
+#	NNNN-subject.patch [path ...]
+#
+# The patch (git format-patch) carries the commit message and the changes
+# to upstream files; the paths after it are new files kept in this
+# repository at their kernel paths, added to that same commit, so that
+# every commit builds on its own. New files no line names go into a last commit named
+# "overlay", which "make series" refuses to export.
+#
+# Usage: prepare-tree.sh [vanilla|patched]  (checks out that variant)
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+VARIANT=${1:-patched}
+TARBALL=$("$TOP/scripts/fetch-base.sh")
+VERSION=$(cat "$DL/version")
+OVERLAY_DIRS="block Documentation include lib mm tools"
+
+g() { git -C "$LINUX" "$@"; }
+# The harness commits as itself; git am keeps each patch's author.
+export GIT_COMMITTER_NAME="blk-throttle harness" GIT_COMMITTER_EMAIL="harness@localhost"
+harness_commit() {
+	GIT_AUTHOR_NAME="$GIT_COMMITTER_NAME" GIT_AUTHOR_EMAIL="$GIT_COMMITTER_EMAIL" \
+		g commit -q "$@"
+}
+
+if [ "$(cat "$LINUX/.git/base-version" 2>/dev/null)" != "$VERSION" ]; then
+	say "unpacking Linux $VERSION into $LINUX (about a minute)"
+	rm -rf "$LINUX"
+	mkdir -p "$LINUX"
+	tar -xJf "$TARBALL" -C "$LINUX" --strip-components=1
+	g init -q
+	g config gc.auto 0
+	g config core.untrackedCache true
+	say "committing the pristine base"
+	g add -A -f .
+	GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
+		harness_commit -m "Linux $(make -s -C "$LINUX" kernelversion) (Debian $(lock package) $VERSION)"
+	g tag -f base >/dev/null
+	echo "$VERSION" >"$LINUX/.git/base-version"
+fi
+
+# Overlay files: tracked and untracked-but-not-ignored files of this repo
+# under the kernel's top-level directories.
+overlay_files() {
+	local d
+	for d in $OVERLAY_DIRS; do
+		[ -d "$TOP/$d" ] || continue
+		git -C "$TOP" ls-files -co --exclude-standard -- "$d"
+	done | sort -u
+}
+
+# The stamp says what "patched" was built from; skip the work if unchanged.
+stamp=$( (echo "$VERSION"; cat "$TOP/patches/series" 2>/dev/null
+	  for f in "$TOP"/patches/*.patch $(overlay_files | sed "s|^|$TOP/|"); do
+		[ -f "$f" ] && sha256sum "$f"
+	  done) | sha256sum | cut -d' ' -f1)
+
+if [ "$(cat "$LINUX/.git/patched-stamp" 2>/dev/null)" != "$stamp" ] ||
+   ! g rev-parse -q --verify patched >/dev/null; then
+	say "applying the series onto base"
+	g checkout -q -f -B patched base
+	g clean -q -fdx -e /.git
+	assigned=$(mktemp)
+	if [ -f "$TOP/patches/series" ]; then
+		while read -r patch paths; do
+			case $patch in ''|'#'*) continue ;; esac
+			[ -f "$TOP/patches/$patch" ] || die "patches/series names $patch, which does not exist"
+			if ! g am -q --whitespace=nowarn "$TOP/patches/$patch" >"$LOGS/git-am.log" 2>&1; then
+				cat "$LOGS/git-am.log" >&2
+				g am --abort 2>/dev/null || true
+				die "patch $patch does not apply to $(lock package) $VERSION"
+			fi
+			for p in $paths; do
+				[ -f "$TOP/$p" ] || die "patches/series: $patch adds $p, which is not in the repository"
+				mkdir -p "$LINUX/$(dirname "$p")"
+				cp -p "$TOP/$p" "$LINUX/$p"
+				g add -f "$p"
+				echo "$p" >>"$assigned"
+			done
+			[ -z "$paths" ] || g commit -q --amend --no-edit --allow-empty --no-verify
+		done <"$TOP/patches/series"
+	fi
+	rest=$(overlay_files | grep -vxF -f "$assigned" || true)
+	rm -f "$assigned"
+	if [ -n "$rest" ]; then
+		for p in $rest; do
+			mkdir -p "$LINUX/$(dirname "$p")"
+			cp -p "$TOP/$p" "$LINUX/$p"
+			g add -f "$p"
+		done
+		harness_commit -m "overlay: files not yet assigned to a patch" \
+			-m "$(echo "$rest" | sed 's/^/  /')"
+	fi
+	echo "$stamp" >"$LINUX/.git/patched-stamp"
+	say "series: $(g rev-list --count base..patched) commit(s) on base"
+fi
+
+want=patched
+[ "$VARIANT" = vanilla ] && want=base
+if [ "$(g rev-parse HEAD)" != "$(g rev-parse "$want^{commit}")" ]; then
+	g checkout -q -f "$want"
+	g clean -q -fdx -e /.git
+fi
+say "tree: $VARIANT at $(g log -1 --format='%h %s')"

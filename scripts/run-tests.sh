@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build VARIANT at HZ, boot it, run the blk-throttle kselftests and the
+# KUnit suites built into the kernel, and judge the KTAP with the
+# kernel's own parser (tools/testing/kunit/kunit.py parse). Exits non-zero
+# if any test failed or the guest misbehaved.
+#
+#   run-tests.sh [VARIANT [HZ]]    (default: patched 1000)
+set -u
+. "$(dirname "$0")/lib.sh"
+
+VARIANT=${1:-patched}
+HZ=${2:-${HZ:-1000}}
+flavour=hz$HZ
+[ "${DEBUG:-0}" = 1 ] && flavour=$flavour-debug
+OUT=$BUILD/out/test-$VARIANT-$flavour
+t0=$(date +%s)
+
+image=$("$TOP/scripts/build-kernel.sh" "$VARIANT" "$HZ") || exit 1
+t1=$(date +%s)
+
+# The kselftests are installed the kernel's way, from the tree just built.
+KSFT=$BUILD/kselftest-$VARIANT
+rm -rf "$KSFT"
+run_logged "$LOGS/kselftest-install.log" \
+	make -C "$LINUX/tools/testing/selftests" TARGETS=blk-throttle \
+	INSTALL_PATH="$KSFT" install
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+"$TOP/scripts/boot.sh" "$image" "$OUT" "$TOP/scripts/guest-test.sh" "$KSFT" "$OUT"
+guest_rc=$?
+t2=$(date +%s)
+
+# Judge. kunit.py parse reads KTAP from KUnit (the boot log) and from
+# kselftest (each test's own log, and the runner's summary).
+parse() {
+	python3 "$LINUX/tools/testing/kunit/kunit.py" parse "$1" >"$1.parsed" 2>&1
+	local rc=$?
+	sed -e 's/\x1b\[[0-9;]*m//g' "$1.parsed" | grep -E '^\[[0-9:]+\] (=|\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete)' | sed 's/^\[[0-9:]*\] /    /'
+	return $rc
+}
+
+fail=0
+echo
+echo "KUnit (from the boot log):"
+if grep -qE '^\[ *[0-9.]+\] *(K)?TAP version' "$OUT/dmesg-boot.log" &&
+   ! grep -qE '^\[ *[0-9.]+\] 1\.\.0$' "$OUT/dmesg-boot.log"; then
+	parse "$OUT/dmesg-boot.log" || fail=1
+else
+	echo "    no KUnit suites in this kernel"
+fi
+echo "kselftest blk-throttle:"
+for log in "$OUT"/kselftest/*; do
+	[ -f "$log" ] || continue
+	echo "  $(basename "$log"):"
+	parse "$log" || fail=1
+	# the figures the test printed for the record
+	sed -n 's/^# # /      # /p' "$log" | grep -v Totals
+done
+echo "  runner summary:"
+parse "$OUT/kselftest.ktap" || fail=1
+[ "$guest_rc" = 0 ] || { echo "guest command exited $guest_rc"; fail=1; }
+
+echo
+echo "times: build $((t1 - t0))s, boot and tests $((t2 - t1))s ($(cat "$OUT/accel"), guest $(cat "$OUT/boot-seconds")s); logs in $OUT"
+[ $fail = 0 ] || die "tests failed on $VARIANT HZ=$HZ (KTAP and console in $OUT)"
+say "all tests passed on $VARIANT HZ=$HZ"

@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the blk-throttle selftests: a test device, test cgroups with
+# io.max limits, and fio runs whose JSON results are summarised by
+# fio_summary.py. Sourced by the tests after ktap_helpers.sh.
+#
+# Environment:
+#   BLK_THROTTLE_TEST_DEV=/dev/sdX  run on this block device instead of a
+#                                   null_blk device made through configfs.
+#                                   The tests only read from it.
+#   BLK_THROTTLE_RUNTIME=N          seconds each fio run lasts (default 20)
+#   BLK_THROTTLE_KEEP=1             keep fio's JSON results in
+#                                   BLK_THROTTLE_OUTDIR (default /tmp)
+
+BT_DIR="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
+BT_RUNTIME=${BLK_THROTTLE_RUNTIME:-20}
+BT_OUTDIR=${BLK_THROTTLE_OUTDIR:-/tmp}
+BT_NAME="blkthrtest$$"
+BT_NULLB=
+BT_CGROUPS=()
+BT_CGROOT=
+BT_DEV=
+BT_MAJMIN=
+
+# bt_require - skip the whole test unless root, fio and python3 are there
+bt_require() {
+	if [ "$(id -u)" != 0 ]; then
+		ktap_skip_all "must be run as root"
+		exit "$KSFT_SKIP"
+	fi
+	for cmd in fio python3; do
+		if ! command -v "$cmd" >/dev/null; then
+			ktap_skip_all "$cmd is not installed"
+			exit "$KSFT_SKIP"
+		fi
+	done
+}
+
+# bt_cgroup_root - find (or mount) cgroup v2 and enable the io controller
+bt_cgroup_root() {
+	BT_CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	if [ -z "$BT_CGROOT" ]; then
+		BT_CGROOT=/sys/fs/cgroup
+		mount -t cgroup2 none "$BT_CGROOT" 2>/dev/null || {
+			ktap_skip_all "cgroup v2 is not available"
+			exit "$KSFT_SKIP"
+		}
+	fi
+	if ! grep -qw io "$BT_CGROOT/cgroup.controllers"; then
+		ktap_skip_all "the io controller is not available (CONFIG_BLK_CGROUP)"
+		exit "$KSFT_SKIP"
+	fi
+	echo +io >"$BT_CGROOT/cgroup.subtree_control" 2>/dev/null
+}
+
+# bt_setup_dev [MBPS] - make the test device; MBPS > 0 caps null_blk's
+# own bandwidth (it throttles in 20 ms ticks: use it only when a scenario
+# asks for it). Sets BT_DEV and BT_MAJMIN.
+bt_setup_dev() {
+	local mbps=${1:-0} cfs=/sys/kernel/config
+
+	bt_cgroup_root
+	if [ -n "${BLK_THROTTLE_TEST_DEV:-}" ]; then
+		BT_DEV=$BLK_THROTTLE_TEST_DEV
+		[ -b "$BT_DEV" ] || ktap_exit_fail_msg "$BT_DEV is not a block device"
+		BT_MAJMIN=$(lsblk -dno MAJ:MIN "$BT_DEV" 2>/dev/null | tr -d ' ')
+		[ -n "$BT_MAJMIN" ] ||
+			BT_MAJMIN=$(printf '%d:%d' "0x$(stat -c %t "$BT_DEV")" "0x$(stat -c %T "$BT_DEV")")
+		[ "$mbps" = 0 ] || ktap_print_msg "ignoring mbps=$mbps on $BT_DEV"
+		return
+	fi
+
+	[ -d "$cfs/nullb" ] || modprobe null_blk nr_devices=0 2>/dev/null
+	grep -qw configfs /proc/mounts || mount -t configfs none "$cfs" 2>/dev/null
+	if [ ! -d "$cfs/nullb" ]; then
+		ktap_skip_all "null_blk with configfs is not available (CONFIG_BLK_DEV_NULL_BLK, CONFIG_CONFIGFS_FS)"
+		exit "$KSFT_SKIP"
+	fi
+	BT_NULLB=$cfs/nullb/$BT_NAME
+	mkdir "$BT_NULLB" || ktap_exit_fail_msg "cannot create $BT_NULLB"
+	echo 1024 >"$BT_NULLB/size"
+	echo 4096 >"$BT_NULLB/blocksize"
+	echo "${BT_MEMORY_BACKED:-0}" >"$BT_NULLB/memory_backed"
+	[ "$mbps" = 0 ] || echo "$mbps" >"$BT_NULLB/mbps"
+	echo 1 >"$BT_NULLB/power" || ktap_exit_fail_msg "cannot power on $BT_NULLB"
+	BT_DEV=/dev/$BT_NAME
+	for _ in $(seq 50); do
+		[ -b "$BT_DEV" ] && break
+		sleep 0.1
+	done
+	[ -b "$BT_DEV" ] || ktap_exit_fail_msg "$BT_DEV did not appear"
+	BT_MAJMIN=$(cat "/sys/block/$BT_NAME/dev")
+}
+
+# bt_cgroup NAME - create a test cgroup, print its path
+bt_cgroup() {
+	local cg="$BT_CGROOT/$BT_NAME-$1"
+
+	mkdir "$cg" || ktap_exit_fail_msg "cannot create cgroup $cg"
+	BT_CGROUPS+=("$cg")
+	echo "$cg"
+}
+
+# bt_fio CGROUP OUT.json FIO-ARGS... - run fio inside CGROUP, JSON results
+# to OUT.json, fio's complaints to OUT.json.err
+bt_fio() {
+	local cg=$1 out=$2
+	shift 2
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec fio "$@"' \
+		sh "$cg" --output-format=json --output="$out" "$@" \
+		>/dev/null 2>"$out.err"
+}
+
+# bt_stats OUT.json [--per-job] - the run's metrics as shell variables
+bt_stats() {
+	python3 "$BT_DIR/fio_summary.py" "$@"
+}
+
+# within_pct VALUE TARGET PCT - true if |VALUE - TARGET| <= PCT% of TARGET
+within_pct() {
+	awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
+}
+
+# at_most VALUE BOUND - true if VALUE <= BOUND (floating point)
+at_most() {
+	awk -v v="$1" -v b="$2" 'BEGIN { exit !(v <= b) }'
+}
+
+bt_cleanup() {
+	local cg
+	for cg in "${BT_CGROUPS[@]}"; do
+		[ -d "$cg" ] || continue
+		while read -r pid; do
+			echo "$pid" >"$BT_CGROOT/cgroup.procs" 2>/dev/null
+		done <"$cg/cgroup.procs"
+		rmdir "$cg" 2>/dev/null
+	done
+	if [ -n "$BT_NULLB" ] && [ -d "$BT_NULLB" ]; then
+		echo 0 >"$BT_NULLB/power" 2>/dev/null
+		rmdir "$BT_NULLB"
+	fi
+	if [ "${BLK_THROTTLE_KEEP:-0}" != 1 ]; then
+		rm -f "$BT_OUTDIR/$BT_NAME"-*.json "$BT_OUTDIR/$BT_NAME"-*.json.err
+	fi
+}
+trap bt_cleanup EXIT

@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# How long throttled bios wait. A group at its io.max limit is paced bio
+# by bio: the rate holds and every bio waits about the same time; after
+# an idle period it may burst up to 100ms worth of its rate, no more; a
+# bio larger than that still goes at the right rate; and a limit lowered
+# while bios wait takes effect without a hang.
+#
+# The bounds are looser than what a correct kernel achieves, so that a
+# loaded machine does not fail them; the figures are printed.
+
+DIR="$(dirname "$(readlink -f "$0")")"
+. "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/blk_throttle_lib.sh"
+
+ktap_print_header
+bt_require
+bt_setup_dev
+ktap_set_plan 6
+
+# ms_since T0 - milliseconds since $EPOCHREALTIME was T0
+ms_since() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
+}
+
+# in_cgroup CG CMD... - run CMD in cgroup CG
+in_cgroup() {
+	local cg=$1
+	shift
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@"
+}
+
+# 1, 2: back-to-back 4 KiB direct reads under rbps=1 MiB/s: one every
+# 3.9 ms. The rate holds within 1%, p99 is at most ideal + 10 ms.
+CG=$(bt_cgroup rbps)
+echo "$BT_MAJMIN rbps=1048576" >"$CG/io.max"
+out=$BT_OUTDIR/$BT_NAME-rbps.json
+bt_fio "$CG" "$out" --name=rbps --filename="$BT_DEV" --rw=randread \
+	--bs=4k --direct=1 --ioengine=psync --norandommap --size=1G \
+	--time_based --runtime="$BT_RUNTIME" ||
+	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
+eval "$(bt_stats "$out")"
+ktap_print_msg "rbps=1MiB/s, 4 KiB reads: ${bw_kib_s} KiB/s, clat p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
+ktap_test_result "rbps=1MiB/s holds within 1% (${bw_kib_s} KiB/s)" \
+	within_pct "$bw_kib_s" 1024 1
+ktap_test_result "rbps=1MiB/s: p99 ${p99_us}us <= ideal 3906us + 10ms" \
+	at_most "$p99_us" 13906
+
+# 3: one 1 MiB bio under rbps=256 KiB/s takes 4 s (+-10%): not stalled
+# because it is larger than the bucket, not let through at once.
+CG=$(bt_cgroup big)
+echo "$BT_MAJMIN rbps=262144" >"$CG/io.max"
+t0=$EPOCHREALTIME
+in_cgroup "$CG" dd if="$BT_DEV" of=/dev/null bs=1M count=1 iflag=direct 2>/dev/null
+ms=$(ms_since "$t0")
+ktap_print_msg "1 MiB bio under rbps=256KiB/s: ${ms} ms"
+ktap_test_result "1 MiB bio at 256 KiB/s completes in 4 s +-10% (${ms} ms)" \
+	eval 'at_most 3600 "$ms" && at_most "$ms" 4400'
+
+# 4: after 1 s idle, riops=100 serves a burst of one bucket (100 ms of
+# the rate: 10 IOs) without delay, and paces what follows.
+CG=$(bt_cgroup burst)
+echo "$BT_MAJMIN riops=100" >"$CG/io.max"
+in_cgroup "$CG" dd if="$BT_DEV" of=/dev/null bs=4k count=30 iflag=direct 2>/dev/null
+sleep 1
+out=$BT_OUTDIR/$BT_NAME-burst
+bt_fio "$CG" "$out.json" --name=burst --filename="$BT_DEV" --rw=randread \
+	--bs=4k --direct=1 --ioengine=psync --norandommap --size=1G \
+	--number_ios=20 --write_lat_log="$out" --log_avg_msec=0 ||
+	ktap_exit_fail_msg "fio failed: $(cat "$out.json.err")"
+# per-IO completion latencies in us, in order
+lat=$(awk -F, '{ printf "%d ", $2 / 1000 }' "$out"_clat.1.log)
+fast=$(echo "$lat" | awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i < 2000) n++; print n }')
+first10=$(echo "$lat" | awk '{ m = 0; for (i = 1; i <= 10 && i <= NF; i++) if ($i > m) m = $i; print m }')
+ktap_print_msg "riops=100 after 1 s idle, 20 IOs, clat us: $lat"
+ktap_test_result "burst after idle: first 10 IOs without delay (worst ${first10}us), $fast of 20 under 2 ms" \
+	eval '[ "$first10" -lt 2000 ] && [ "$fast" -le 12 ]'
+rm -f "$out"_*.log
+
+# 5, 6: a limit lowered while a bio waits: 1 MiB at 512 KiB/s, lowered
+# to 256 KiB/s after 1 s. The bio keeps what it waited for (1 s at
+# 512 KiB/s is 2 s at 256 KiB/s) and completes about 3 s after it was
+# issued, as blktests throtl/005 expects; it must not hang.
+CG=$(bt_cgroup lower)
+echo "$BT_MAJMIN wbps=max rbps=524288" >"$CG/io.max"
+t0=$EPOCHREALTIME
+in_cgroup "$CG" dd if="$BT_DEV" of=/dev/null bs=1M count=1 iflag=direct 2>/dev/null &
+pid=$!
+sleep 1
+echo "$BT_MAJMIN rbps=262144" >"$CG/io.max"
+for _ in $(seq 100); do
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$pid" 2>/dev/null; then
+	ktap_test_fail "limit lowered while a bio waits: the bio hangs"
+	echo "$BT_MAJMIN rbps=max" >"$CG/io.max"
+	wait "$pid"
+	ktap_test_skip "limit lowered: completion time"
+else
+	wait "$pid"
+	ms=$(ms_since "$t0")
+	ktap_print_msg "1 MiB at 512 KiB/s, lowered to 256 KiB/s after 1 s: ${ms} ms"
+	ktap_test_pass "limit lowered while a bio waits: no hang"
+	ktap_test_result "limit lowered: completes in 2.5 to 3.5 s (${ms} ms)" \
+		eval 'at_most 2500 "$ms" && at_most "$ms" 3500'
+fi
+
+ktap_finished

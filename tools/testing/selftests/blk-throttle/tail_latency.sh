@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The 2018 tail-latency scenario ("Blk-throttle: reduce tail io latency
+# when iops limit is enforced"): a 4 KiB random reader with 4 ms think
+# time in a cgroup with riops=100, on null_blk capped at 4 MB/s. The limit
+# must hold within 1%, and the reader must be paced: ideally every IO
+# waits 6 ms (one every 10 ms, less the 4 ms think time), so p99 must
+# stay under 15 ms. Without pacing, one IO in ten waits for the next
+# 100 ms slice and p99 is about 60 ms.
+
+DIR="$(dirname "$(readlink -f "$0")")"
+. "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/blk_throttle_lib.sh"
+
+RIOPS=100
+
+ktap_print_header
+bt_require
+bt_setup_dev 4
+CG=$(bt_cgroup seed)
+echo "$BT_MAJMIN riops=$RIOPS rbps=max" >"$CG/io.max"
+
+ktap_set_plan 2
+
+out=$BT_OUTDIR/$BT_NAME-seed.json
+if ! bt_fio "$CG" "$out" --name=seed --filename="$BT_DEV" --rw=randread --bs=4k --direct=1 \
+	--ioengine=libaio --iodepth=1 --thinktime=4ms --norandommap \
+	--rate_iops=50000 --size=1G --time_based --runtime="$BT_RUNTIME"; then
+	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
+fi
+eval "$(bt_stats "$out")"
+ktap_print_msg "riops=$RIOPS for ${BT_RUNTIME}s: iops=$iops clat p50=${p50_us}us p90=${p90_us}us p99=${p99_us}us p99.9=${p999_us}us max=${max_us}us stdev=${stdev_us}us"
+
+ktap_test_result "riops=$RIOPS holds within 1% ($iops IOPS)" \
+	within_pct "$iops" "$RIOPS" 1
+ktap_test_result "riops=$RIOPS is paced: p99 ${p99_us}us <= 15ms" \
+	at_most "$p99_us" 15000
+
+ktap_finished
