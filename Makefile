@@ -4,19 +4,22 @@
 #
 #   make bench   build vanilla and patched, boot each, run the fio
 #                scenarios, print the before/after table (results/)
-#   make test    build the patched kernel, boot it, run the kselftests
-#                and KUnit suites, fail if any test fails
+#   make test    check the series with checkpatch, build the patched
+#                kernel, boot it, run the kselftests and KUnit suites,
+#                fail if any check or test fails
 #
-# Variables: HZ=1000|250|100 (default 1000), DEBUG=1 (debug kernel),
-# ACCEL=kvm|tcg (skip the KVM probe), BLK_THROTTLE_RUNTIME=seconds.
+# Variables: HZ=1000|250|100 (default 1000), ACCEL=kvm|tcg (skip the
+# KVM probe), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds per fio run).
 
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla test test-vanilla bench clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test test-vanilla bench clean distclean
 
 help:
-	@sed -n 's/^#   //p; s/^# Variables/Variables/p' Makefile
+	@sed -n 's/^#   //p' Makefile
+	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
+	@echo "Other targets: setup fetch tree build build-vanilla check test-vanilla clean distclean"
 
 setup:
 	@scripts/setup.sh
@@ -34,7 +37,12 @@ build-vanilla: setup
 	@scripts/build-kernel.sh vanilla $(HZ) >/dev/null
 
 test: setup
+	@scripts/check-series.sh
 	@scripts/run-tests.sh patched $(HZ)
+
+# checkpatch --strict on every patch of the series as exported
+check: setup
+	@scripts/check-series.sh
 
 # The same tests on the unpatched base: shows what the series fixes.
 test-vanilla: setup

@@ -238,6 +238,7 @@ static struct kunit_suite throtl_bucket_suite = {
 	.name = "blk-throttle-bucket",
 	.test_cases = throtl_bucket_cases,
 };
+
 kunit_test_suite(throtl_bucket_suite);
 
 MODULE_DESCRIPTION("KUnit tests for blk-throttle's token buckets");

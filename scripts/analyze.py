@@ -38,21 +38,51 @@ def header(path, key):
     return None
 
 
+def rounded(d):
+    return {k: round(v, 3) if isinstance(v, float) else v
+            for k, v in d.items()}
+
+
 def metrics(d, name):
-    total, jobs = fio_summary.summarise(fio_summary.load(
-        os.path.join(d, name + ".json")))
-    m = {k: round(v, 3) if isinstance(v, float) else v
-         for k, v in total.items()}
-    if len(jobs) > 1:
-        m["readers"] = [{k: round(v, 3) if isinstance(v, float) else v
-                         for k, v in j.items()} for j in jobs]
+    """A scenario's metrics; the mean over its rounds if it ran several,
+    with each round's kept under "rounds"."""
+    runs = []
+    for path in sorted(glob.glob(os.path.join(d, name + ".r*.json"))):
+        total, jobs = fio_summary.summarise(fio_summary.load(path))
+        m = rounded(total)
+        if len(jobs) > 1:
+            m["readers"] = [rounded(j) for j in jobs]
+        runs.append(m)
+    if not runs:
+        sys.exit("no results for %s in %s" % (name, d))
+    if len(runs) == 1:
+        return runs[0]
+    m = {k: round(sum(r[k] for r in runs) / len(runs), 3)
+         for k, v in runs[0].items() if isinstance(v, (int, float))}
+    m["rounds"] = runs
     return m
+
+
+def overheads(res):
+    """IOPS of NAME-highlimit over NAME-nolimit, per kernel: what being
+    throttled at all costs a group far below its limits."""
+    out = {}
+    for name in res["scenarios"]:
+        if not name.endswith("-highlimit"):
+            continue
+        base = name[:-len("-highlimit")] + "-nolimit"
+        if base not in res:
+            continue
+        out[name[:-len("-highlimit")]] = {
+            k: round(res[name][k]["iops"] / res[base][k]["iops"], 4)
+            for k in KERNELS}
+    return out
 
 
 def clat_ms(d, name):
     """Every IO's completion latency in ms, from fio's latency logs."""
     vals = []
-    for path in sorted(glob.glob(os.path.join(d, name + "_clat.*.log"))):
+    for path in sorted(glob.glob(os.path.join(d, name + ".r*_clat.*.log"))):
         with open(path) as f:
             for line in f:
                 fields = line.split(",")
@@ -75,7 +105,7 @@ def ratio(p, v):
     return "%.2fx" % (p / v)
 
 
-def plot(name, title, lat, path):
+def plot(name, title, lat, path, ideal_ms=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -88,6 +118,9 @@ def plot(name, title, lat, path):
         n = len(xs)
         ax.step(xs, [(i + 1) / n for i in range(n)], style, where="post",
                 label="%s (%d IOs)" % (k, n))
+    if ideal_ms:
+        ax.axvline(ideal_ms, color="gray", linestyle="--", linewidth=1,
+                   label="ideal pacing (%.2f ms)" % ideal_ms)
     ax.set_xscale("symlog", linthresh=0.1)
     ax.set_xlabel("completion latency (ms)")
     ax.set_ylabel("fraction of IOs at or below")
@@ -100,6 +133,48 @@ def plot(name, title, lat, path):
     plt.close(fig)
 
 
+def summary_table(res):
+    """One row per scenario: rate and tail, vanilla vs patched."""
+    rows = ["| scenario | io.max | rate vanilla / patched | p99 vanilla | "
+            "p99 patched | p99 ratio | max vanilla | max patched |",
+            "|---|---|---|---|---|---|---|---|"]
+    for name in res["scenarios"]:
+        e = res[name]
+        v, p = e["vanilla"], e["patched"]
+        if "iops" in e["io_max"] or "limit" in name:
+            rate = "%.1f / %.1f IOPS" % (v["iops"], p["iops"])
+        else:
+            rate = "%.0f / %.0f KiB/s" % (v["bw_kib_s"], p["bw_kib_s"])
+        rows.append("| %s | `%s` | %s | %s | %s | %s | %s | %s |" % (
+            name, e["io_max"], rate,
+            fmt("p99_us", "ms", v["p99_us"]), fmt("p99_us", "ms", p["p99_us"]),
+            ratio(p["p99_us"], v["p99_us"]),
+            fmt("max_us", "ms", v["max_us"]), fmt("max_us", "ms", p["max_us"])))
+    for name, o in res.get("overhead", {}).items():
+        rows += ["", "%s: IOPS with limits far above the load, over IOPS with "
+                 "no limit (mean of the rounds): vanilla %.1f%%, patched "
+                 "%.1f%%." % (name, 100 * o["vanilla"], 100 * o["patched"])]
+    return rows
+
+
+def update_readme(path, summary, res):
+    """Replace the table between the bench markers in the README."""
+    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
+    with open(path) as f:
+        text = f.read()
+    if start not in text or end not in text:
+        return
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    body = ["", "Linux %s, HZ=%d, %s, %d s per scenario, run %s "
+            "(`results/bench.md` has every metric):" % (
+                res["base_version"], res["hz"],
+                "KVM" if res["kvm"] else "QEMU TCG", res["runtime_s"],
+                res["date"]), ""] + summary + [""]
+    with open(path, "w") as f:
+        f.write(head + start + "\n".join(body) + end + tail)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hz", type=int, required=True)
@@ -107,6 +182,8 @@ def main():
     ap.add_argument("--base-version", required=True)
     ap.add_argument("--accel", required=True)
     ap.add_argument("--runtime", type=int, required=True)
+    ap.add_argument("--readme", help="README whose bench table to update")
+    ap.add_argument("--date", help="when the run started (default: now)")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
 
@@ -117,8 +194,8 @@ def main():
         "hz": a.hz,
         "kvm": a.accel == "kvm",
         "accel": a.accel,
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime(
-            "%Y-%m-%dT%H:%M:%SZ"),
+        "date": a.date or datetime.datetime.now(
+            datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "runtime_s": a.runtime,
         "scenarios": [],
     }
@@ -147,11 +224,13 @@ def main():
         res[name] = entry
         res["scenarios"].append(name)
 
+        plotted = any(lat.values())
         md += ["## %s" % name, "",
-               "io.max `%s`, null_blk `%s`%s. Plot: `%s.png`." % (
+               "io.max `%s`, null_blk `%s`%s.%s" % (
                    limit, nullb,
                    ", ideal wait %.1f ms" % (float(ideal) / 1000)
-                   if ideal else "", name), "",
+                   if ideal else "",
+                   " Plot: `%s.png`." % name if plotted else ""), "",
                "| metric | vanilla | patched | patched/vanilla |",
                "|---|---|---|---|"]
         for key, label, spec in TABLE:
@@ -161,8 +240,16 @@ def main():
             md.append("| %s | %s | %s | %s |" % (
                 label, fmt(key, spec, v), fmt(key, spec, p), ratio(p, v)))
         md.append("")
-        plot(name, "io.max %s" % limit, lat,
-             os.path.join(a.out, name + ".png"))
+        if plotted:
+            plot(name, "io.max %s" % limit, lat,
+                 os.path.join(a.out, name + ".png"),
+                 float(ideal) / 1000 if ideal else None)
+
+    res["overhead"] = overheads(res)
+    summary = summary_table(res)
+    md[4:4] = summary + [""]
+    if a.readme:
+        update_readme(a.readme, summary, res)
 
     with open(os.path.join(a.out, "bench.json"), "w") as f:
         json.dump(res, f, indent=1, sort_keys=True)

@@ -6,9 +6,16 @@
 #
 #   ; nullb: mbps=4 memory_backed=1    null_blk configfs attributes
 #   ; io.max: riops=100 rbps=max       the cgroup's limit on the device
+#   ; latlog: off                      no per-IO latency log (for
+#                                      scenarios of many IOs, where
+#                                      logging would cost throughput)
 #
-# Results: OUTDIR/NAME.json (fio JSON) and OUTDIR/NAME_clat.*.log
-# (per-IO completion latencies, for the distribution plots).
+#   ; rounds: 2                        run it twice, the second time
+#                                      after all the others (so that
+#                                      pairs of scenarios alternate)
+#
+# Results: OUTDIR/NAME.rN.json (fio JSON of round N) and
+# OUTDIR/NAME.rN_clat.*.log (per-IO completion latencies, for the plots).
 #
 #   guest-bench.sh OUTDIR SCENARIO.fio...
 set -u
@@ -26,6 +33,8 @@ for job in "$@"; do
 	name=$(basename "$job" .fio)
 	nullb=$(sed -n 's/^; nullb: //p' "$job")
 	limit=$(sed -n 's/^; io.max: //p' "$job")
+	latlog=(--write_lat_log="$OUT/$name" --log_avg_msec=0)
+	grep -q '^; latlog: off' "$job" && latlog=()
 
 	BT_NAME=bench-$name
 	mbps=0
@@ -39,19 +48,25 @@ for job in "$@"; do
 	cg=$(bt_cgroup "$name")
 	[ -z "$limit" ] || echo "$BT_MAJMIN $limit" >"$cg/io.max"
 
-	echo "== $name: io.max '$limit' on $BT_DEV (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"
+	# a scenario given twice runs twice: NAME.r1.json, NAME.r2.json, ...
+	r=1
+	while [ -e "$OUT/$name.r$r.json" ]; do
+		r=$((r + 1))
+	done
+	res=$OUT/$name.r$r.json
+	[ ${#latlog[@]} = 0 ] || latlog[0]=--write_lat_log=$OUT/$name.r$r
+
+	echo "== $name (round $r): io.max '$limit' on $BT_DEV (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"
 	export BENCH_DEV=$BT_DEV
-	if bt_fio "$cg" "$OUT/$name.json" --write_lat_log="$OUT/$name" \
-		--log_avg_msec=0 "$job"; then
-		eval "$(bt_stats "$OUT/$name.json")"
+	if bt_fio "$cg" "$res" "${latlog[@]}" "$job"; then
+		eval "$(bt_stats "$res")"
 		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
 	else
-		echo "   fio failed: $(cat "$OUT/$name.json.err")"
+		echo "   fio failed: $(cat "$res.err")"
 		rc=1
 	fi
-	rm -f "$OUT/${name}_lat."*.log "$OUT/${name}_slat."*.log
+	rm -f "$OUT/$name.r${r}_lat."*.log "$OUT/$name.r${r}_slat."*.log
 	bt_cleanup
-	BT_CGROUPS=()
 	BT_NULLB=
 done
 exit $rc

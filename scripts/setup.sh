@@ -3,16 +3,17 @@
 #
 # Install what the harness needs on a Debian host: the kernel toolchain
 # (gawk before the first build: switching awk later regenerates an x86
-# header and forces a full rebuild), ccache, QEMU, fio, and the Python
-# tools (virtme-ng, matplotlib). Safe to run again: it only installs what
-# is missing.
+# header and forces a full rebuild), ccache, QEMU, fio, udev (virtme-ng's
+# init needs it to find the guest's script ports), and the Python tools
+# (virtme-ng, matplotlib, and ply and GitPython for checkpatch's SPDX
+# check). Safe to run again: it only installs what is missing.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 DEBS="build-essential git flex bison bc gawk libelf-dev libssl-dev ccache
       qemu-system-x86 fio cpio kmod busybox-static xz-utils rsync zstd
       jq perl python3-docutils udev"
-PIP="virtme-ng==1.42 matplotlib==3.8.4"
+PIP="virtme-ng==1.42 matplotlib==3.8.4 ply==3.11 GitPython==3.1.43"
 
 missing=
 for p in $DEBS; do

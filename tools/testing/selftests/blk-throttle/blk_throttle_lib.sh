@@ -17,7 +17,6 @@ BT_RUNTIME=${BLK_THROTTLE_RUNTIME:-20}
 BT_OUTDIR=${BLK_THROTTLE_OUTDIR:-/tmp}
 BT_NAME="blkthrtest$$"
 BT_NULLB=
-BT_CGROUPS=()
 BT_CGROOT=
 BT_DEV=
 BT_MAJMIN=
@@ -65,7 +64,8 @@ bt_setup_dev() {
 		[ -b "$BT_DEV" ] || ktap_exit_fail_msg "$BT_DEV is not a block device"
 		BT_MAJMIN=$(lsblk -dno MAJ:MIN "$BT_DEV" 2>/dev/null | tr -d ' ')
 		[ -n "$BT_MAJMIN" ] ||
-			BT_MAJMIN=$(printf '%d:%d' "0x$(stat -c %t "$BT_DEV")" "0x$(stat -c %T "$BT_DEV")")
+			BT_MAJMIN=$(printf '%d:%d' "0x$(stat -c %t "$BT_DEV")" \
+					   "0x$(stat -c %T "$BT_DEV")")
 		[ "$mbps" = 0 ] || ktap_print_msg "ignoring mbps=$mbps on $BT_DEV"
 		return
 	fi
@@ -73,7 +73,8 @@ bt_setup_dev() {
 	[ -d "$cfs/nullb" ] || modprobe null_blk nr_devices=0 2>/dev/null
 	grep -qw configfs /proc/mounts || mount -t configfs none "$cfs" 2>/dev/null
 	if [ ! -d "$cfs/nullb" ]; then
-		ktap_skip_all "null_blk with configfs is not available (CONFIG_BLK_DEV_NULL_BLK, CONFIG_CONFIGFS_FS)"
+		ktap_skip_all "null_blk with configfs is not available" \
+			"(CONFIG_BLK_DEV_NULL_BLK, CONFIG_CONFIGFS_FS)"
 		exit "$KSFT_SKIP"
 	fi
 	BT_NULLB=$cfs/nullb/$BT_NAME
@@ -92,12 +93,13 @@ bt_setup_dev() {
 	BT_MAJMIN=$(cat "/sys/block/$BT_NAME/dev")
 }
 
-# bt_cgroup NAME - create a test cgroup, print its path
+# bt_cgroup NAME - create a test cgroup, print its path. Every cgroup is
+# named after the test run, so that bt_cleanup finds it (this usually runs
+# in a command substitution, whose variables do not reach the caller).
 bt_cgroup() {
 	local cg="$BT_CGROOT/$BT_NAME-$1"
 
 	mkdir "$cg" || ktap_exit_fail_msg "cannot create cgroup $cg"
-	BT_CGROUPS+=("$cg")
 	echo "$cg"
 }
 
@@ -118,7 +120,8 @@ bt_stats() {
 
 # within_pct VALUE TARGET PCT - true if |VALUE - TARGET| <= PCT% of TARGET
 within_pct() {
-	awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
+	awk -v v="$1" -v t="$2" -v p="$3" \
+		'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
 }
 
 # at_most VALUE BOUND - true if VALUE <= BOUND (floating point)
@@ -128,7 +131,7 @@ at_most() {
 
 bt_cleanup() {
 	local cg
-	for cg in "${BT_CGROUPS[@]}"; do
+	for cg in "$BT_CGROOT/$BT_NAME"-*; do
 		[ -d "$cg" ] || continue
 		while read -r pid; do
 			echo "$pid" >"$BT_CGROOT/cgroup.procs" 2>/dev/null

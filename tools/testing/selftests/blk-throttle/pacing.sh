@@ -41,7 +41,8 @@ bt_fio "$CG" "$out" --name=rbps --filename="$BT_DEV" --rw=randread \
 	--time_based --runtime="$BT_RUNTIME" ||
 	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
 eval "$(bt_stats "$out")"
-ktap_print_msg "rbps=1MiB/s, 4 KiB reads: ${bw_kib_s} KiB/s, clat p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
+ktap_print_msg "rbps=1MiB/s, 4 KiB reads: ${bw_kib_s} KiB/s," \
+	"clat p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
 ktap_test_result "rbps=1MiB/s holds within 1% (${bw_kib_s} KiB/s)" \
 	within_pct "$bw_kib_s" 1024 1
 ktap_test_result "rbps=1MiB/s: p99 ${p99_us}us <= ideal 3906us + 10ms" \
@@ -72,10 +73,12 @@ bt_fio "$CG" "$out.json" --name=burst --filename="$BT_DEV" --rw=randread \
 # per-IO completion latencies in us, in order
 lat=$(awk -F, '{ printf "%d ", $2 / 1000 }' "$out"_clat.1.log)
 fast=$(echo "$lat" | awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i < 2000) n++; print n }')
-first10=$(echo "$lat" | awk '{ m = 0; for (i = 1; i <= 10 && i <= NF; i++) if ($i > m) m = $i; print m }')
+first10=$(echo "$lat" | awk '{ m = 0; for (i = 1; i <= 10 && i <= NF; i++)
+				     if ($i > m) m = $i; print m }')
 ktap_print_msg "riops=100 after 1 s idle, 20 IOs, clat us: $lat"
-ktap_test_result "burst after idle: first 10 IOs without delay (worst ${first10}us), $fast of 20 under 2 ms" \
-	eval '[ "$first10" -lt 2000 ] && [ "$fast" -le 12 ]'
+desc="burst after idle: first 10 IOs without delay (worst ${first10}us),"
+desc="$desc $fast of 20 under 2 ms"
+ktap_test_result "$desc" eval '[ "$first10" -lt 2000 ] && [ "$fast" -le 12 ]'
 rm -f "$out"_*.log
 
 # 5, 6: a limit lowered while a bio waits: 1 MiB at 512 KiB/s, lowered

@@ -30,7 +30,9 @@ if ! bt_fio "$CG" "$out" --name=seed --filename="$BT_DEV" --rw=randread --bs=4k 
 	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
 fi
 eval "$(bt_stats "$out")"
-ktap_print_msg "riops=$RIOPS for ${BT_RUNTIME}s: iops=$iops clat p50=${p50_us}us p90=${p90_us}us p99=${p99_us}us p99.9=${p999_us}us max=${max_us}us stdev=${stdev_us}us"
+ktap_print_msg "riops=$RIOPS for ${BT_RUNTIME}s: iops=$iops clat p50=${p50_us}us" \
+	"p90=${p90_us}us p99=${p99_us}us p99.9=${p999_us}us max=${max_us}us" \
+	"stdev=${stdev_us}us"
 
 ktap_test_result "riops=$RIOPS holds within 1% ($iops IOPS)" \
 	within_pct "$iops" "$RIOPS" 1
