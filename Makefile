@@ -4,7 +4,7 @@
 #
 #   make bench   build vanilla and patched, boot each, run the fio
 #                scenarios, print the before/after table (results/)
-#   make test    check the series with checkpatch, build the patched
+#   make test    check the series (checkpatch, docs), build the patched
 #                kernel, boot it, run the kselftests and KUnit suites,
 #                fail if any check or test fails
 #
@@ -38,11 +38,13 @@ build-vanilla: setup
 
 test: setup
 	@scripts/check-series.sh
+	@scripts/check-docs.sh
 	@scripts/run-tests.sh patched $(HZ)
 
-# checkpatch --strict on every patch of the series as exported
+# checkpatch --strict on every patch, docutils and kernel-doc on the docs
 check: setup
 	@scripts/check-series.sh
+	@scripts/check-docs.sh
 
 # The same tests on the unpatched base: shows what the series fixes.
 test-vanilla: setup

@@ -4,7 +4,7 @@
 the cover letter (72 columns, no markup), from one or more bench.json
 files written by analyze.py.
 
-  bench-table.py results/bench.json [results/hz250/bench.json ...]
+  bench-table.py [--scenarios=a,b] results/bench.json [results/hz250/...]
 """
 import json
 import sys
@@ -16,11 +16,9 @@ def ms(us):
 
 def rate(e, k):
     m = e[k]
-    if "iops" in e["io_max"] or "riops" in e["io_max"]:
-        return "%.1f" % m["iops"]
-    if e["io_max"] in ("none", ""):
-        return "%.0f" % m["iops"]
-    return "%.0fK" % m["bw_kib_s"]
+    if "bps=" in e["io_max"] and "riops" not in e["io_max"]:
+        return "%.0fK" % m["bw_kib_s"]
+    return ("%.1f" if m["iops"] < 1000 else "%.0f") % m["iops"]
 
 
 def table(res):
@@ -40,18 +38,31 @@ def table(res):
                 name if k == "vanilla" else "", k, rate(e, k),
                 ms(m["p50_us"]), ms(m["p99_us"]), ms(m["p999_us"]),
                 ms(m["max_us"]), jain))
-    out += ["", "rate: IOPS under an iops limit or none, KiB/s under a bps"
-            " limit; latency: fio clat, the worst reader where several."]
+    out += ["", "rate: KiB/s under an rbps limit, else IOPS; latency: fio"
+            " clat, of the", "worst reader where several."]
+    for name, o in sorted(res.get("overhead", {}).items()):
+        out += ["", "%s: IOPS with limits far above the load over IOPS with"
+                " no limit," % name,
+                "mean of alternating rounds: vanilla %.1f%%, patched %.1f%%."
+                % (100 * o["vanilla"], 100 * o["patched"])]
     return out
 
 
-def main(paths):
-    for i, p in enumerate(paths):
+def main(argv):
+    only = None
+    if argv and argv[0].startswith("--scenarios="):
+        only = argv[0].split("=", 1)[1].split(",")
+        argv = argv[1:]
+    for i, p in enumerate(argv):
         with open(p) as f:
             res = json.load(f)
+        if only:
+            res["scenarios"] = [n for n in res["scenarios"] if n in only]
+            res["overhead"] = {n: o for n, o in res.get("overhead", {}).items()
+                               if n + "-highlimit" in only}
         if i:
             print()
-        print("\n".join(table(res)))
+        print("\n".join(line.rstrip() for line in table(res)))
 
 
 if __name__ == "__main__":
