@@ -14,12 +14,12 @@
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla check test test-vanilla bench clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test test-vanilla bench series build-each clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
-	@echo "Other targets: setup fetch tree build build-vanilla check test-vanilla clean distclean"
+	@echo "Other targets: setup fetch tree build build-vanilla check test-vanilla series build-each clean distclean"
 
 setup:
 	@scripts/setup.sh
@@ -53,8 +53,20 @@ test-vanilla: setup
 bench: setup
 	@scripts/bench.sh $(HZ)
 
+# The series as git format-patch files with a cover letter, in out/series
+series: setup
+	@scripts/export-series.sh
+
+# W=1 build at every patch of the series (slow: a full build first)
+build-each: setup
+	@scripts/build-each.sh $(HZ)
+
 clean:
 	rm -rf build/obj build/images build/out build/logs build/kselftest-*
 
-distclean:
+dist# The series as git format-patch files with a cover letter, in out/series
+series: setup
+	@scripts/export-series.sh
+
+clean:
 	rm -rf build

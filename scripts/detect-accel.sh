@@ -23,7 +23,7 @@ fi
 accel=tcg
 if [ -w /dev/kvm ]; then
 	say "checking whether KVM guests boot here (up to 30s)"
-	if timeout -k 5 30 vng --run "$1" --cpus 1 --memory 512M \
+	if timeout -k 5 30 vng -v --run "$1" --cpus 1 --memory 512M \
 		--exec 'echo kvm-ok' </dev/null >"$LOGS/kvm-probe.log" 2>&1 &&
 	   grep -q kvm-ok "$LOGS/kvm-probe.log"; then
 		accel=kvm

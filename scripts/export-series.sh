@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Export the series for posting: git format-patch files with a cover
+# letter into OUTDIR (default out/series). The cover letter is
+# series/cover-letter.txt with the benchmark tables generated from
+# results/ and the base it applies to. Before writing anything the series
+# must be clean under checkpatch --strict (check-series.sh); after, it is
+# applied with git am to a pristine checkout of the base and must give
+# exactly the tree that was built and tested. get_maintainer.pl names the
+# recipients.
+#
+#   export-series.sh [OUTDIR]
+set -u
+. "$(dirname "$0")/lib.sh"
+
+OUT=${1:-$TOP/out/series}
+checks=$("$TOP/scripts/check-series.sh" "$BUILD/series" 2>&1) || {
+	echo "$checks" >&2
+	die "the series is not checkpatch-clean"
+}
+
+n=$(git -C "$LINUX" rev-list --count base..patched)
+subject=$(head -n 1 "$TOP/series/cover-letter.txt")
+tables=$(python3 "$TOP/scripts/bench-table.py" \
+		--scenarios=seed000,rbps4k,readers16 "$TOP/results/bench.json"
+	 if [ -f "$TOP/results/hz250/bench.json" ]; then
+		echo
+		python3 "$TOP/scripts/bench-table.py" --scenarios=seed000 \
+			"$TOP/results/hz250/bench.json" | sed '/^rate:/,$d'
+	 fi)
+base="The series applies to Linux $(make -s -C "$LINUX" kernelversion) as shipped in Debian's
+$(lock package) $(cat "$DL/version"), source tarball sha256
+$(lock tarball_sha256)."
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+git -C "$LINUX" format-patch -q --no-signature --cover-letter \
+	--subject-prefix=PATCH -o "$OUT" base..patched
+cover=$OUT/0000-cover-letter.patch
+mapfile -t patches < <(ls "$OUT"/0*.patch | grep -v 0000-cover-letter)
+python3 - "$cover" "$TOP/series/cover-letter.txt" "$tables" "$base" <<'PY'
+import sys
+path, tmpl, tables, base = sys.argv[1:5]
+text = open(path).read()
+lines = open(tmpl).read().split("\n")
+subject, body = lines[0], "\n".join(lines[1:]).strip("\n")
+body = body.replace("@@TABLES@@", "\n".join(
+    ("  " + l).rstrip() for l in tables.split("\n")))
+body = body.replace("@@BASE@@", base)
+text = text.replace("*** SUBJECT HERE ***", subject)
+text = text.replace("*** BLURB HERE ***", body)
+open(path, "w").write(text)
+PY
+
+# get_maintainer.pl: who gets it
+(cd "$LINUX" && scripts/get_maintainer.pl --no-git --no-git-fallback \
+	--no-rolestats "${patches[@]}" 2>/dev/null) |
+	sort -u >"$OUT/recipients.txt"
+[ -s "$OUT/recipients.txt" ] || die "get_maintainer.pl named no one"
+
+# git am on a pristine checkout of the base gives the tested tree
+wt=$BUILD/am-check
+git -C "$LINUX" worktree remove --force "$wt" 2>/dev/null
+rm -rf "$wt"
+git -C "$LINUX" worktree add -q --detach "$wt" base ||
+	die "cannot check out the base in $wt"
+if ! git -C "$wt" -c user.name=check -c user.email=check@localhost \
+	am -q "${patches[@]}" >"$LOGS/am-check.log" 2>&1; then
+	cat "$LOGS/am-check.log" >&2
+	die "the exported series does not apply with git am on the base"
+fi
+[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(git -C "$LINUX" rev-parse 'patched^{tree}')" ] ||
+	die "git am of the export does not give the tree that was tested"
+git -C "$LINUX" worktree remove --force "$wt"
+
+echo
+echo "checkpatch --strict, per patch:"
+echo "$checks" | grep -v '^==>'
+echo
+echo "git am on $(lock package) $(cat "$DL/version"): applies, same tree as tested"
+echo "recipients (get_maintainer.pl):"
+sed 's/^/  /' "$OUT/recipients.txt"
+say "series of $n patches and a cover letter in $OUT"
