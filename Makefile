@@ -64,9 +64,5 @@ build-each: setup
 clean:
 	rm -rf build/obj build/images build/out build/logs build/kselftest-*
 
-dist# The series as git format-patch files with a cover letter, in out/series
-series: setup
-	@scripts/export-series.sh
-
-clean:
-	rm -rf build
+distclean:
+	rm -rf build out
