@@ -62,7 +62,7 @@ build-each: setup
 	@scripts/build-each.sh $(HZ)
 
 clean:
-	rm -rf build/obj build/images build/out build/logs build/kselftest-*
+	rm -rf build/obj build/images build/out build/logs build/kselftest
 
 distclean:
 	rm -rf build out

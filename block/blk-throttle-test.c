@@ -68,31 +68,39 @@ static void throtl_mul_div_test(struct kunit *test)
 			U64_MAX);
 }
 
-/* A paced group waits exactly one cost per bio, whatever the rate. */
+/*
+ * @n bios of @amount at @rate, back to back from a full bucket, take the
+ * time the rate says (n * amount / rate) less one bucket: within 1% and
+ * one bio's cost, whatever the rate.
+ */
+static void expect_rate(struct kunit *test, u64 amount, u64 rate,
+			unsigned int n)
+{
+	u64 cost = throtl_cost_ns(amount, rate), start = 5 * SEC, vtime = 0;
+	u64 ideal = throtl_mul_div(n * amount, NSEC_PER_SEC, rate, false);
+	unsigned int free;
+	u64 took;
+
+	took = drive(&vtime, cost, start, n, &free) - start + THROTL_BUCKET_NS;
+	KUNIT_EXPECT_LE_MSG(test, took, ideal + ideal / 100 + cost,
+			    "%llu x %llu at %llu/s", (u64)n, amount, rate);
+	KUNIT_EXPECT_GE_MSG(test, took + ideal / 100 + cost, ideal,
+			    "%llu x %llu at %llu/s", (u64)n, amount, rate);
+}
+
+/* A paced group gets its rate, for rates that do not divide a second too. */
 static void throtl_rate_test(struct kunit *test)
 {
 	static const u64 iops[] = { 1, 37, 100, 333, 1000, 100000 };
-	static const u64 bps[] = { SZ_1K, SZ_1M, 10 * SZ_1M, 100ULL * SZ_1G };
-	unsigned int i, free, n = 10000;
-	u64 vtime, end, cost, start = 5 * SEC;
+	static const u64 bps[] = { SZ_1K, SZ_1M, 10 * SZ_1M, 333333 };
+	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(iops); i++) {
-		vtime = 0;
-		cost = throtl_cost_ns(1, iops[i]);
-		end = drive(&vtime, cost, start, n, &free);
-		/* n IOs take n - depth worth of time: within one cost */
-		KUNIT_EXPECT_LE_MSG(test, end - start, n * cost, "iops=%llu", iops[i]);
-		KUNIT_EXPECT_GE_MSG(test, end - start + THROTL_BUCKET_NS + cost,
-				    n * cost, "iops=%llu", iops[i]);
-	}
-	for (i = 0; i < ARRAY_SIZE(bps); i++) {
-		vtime = 0;
-		cost = throtl_cost_ns(4096, bps[i]);
-		end = drive(&vtime, cost, start, n, &free);
-		KUNIT_EXPECT_LE_MSG(test, end - start, n * cost, "bps=%llu", bps[i]);
-		KUNIT_EXPECT_GE_MSG(test, end - start + THROTL_BUCKET_NS + cost,
-				    n * cost, "bps=%llu", bps[i]);
-	}
+	for (i = 0; i < ARRAY_SIZE(iops); i++)
+		expect_rate(test, 1, iops[i], 10000);
+	for (i = 0; i < ARRAY_SIZE(bps); i++)
+		expect_rate(test, SZ_4K, bps[i], 10000);
+	/* 100 GiB/s, in 1 MiB bios: 9.77us each */
+	expect_rate(test, SZ_1M, 100ULL * SZ_1G, 100000);
 }
 
 /* After idle, a group bursts one depth of its rate, and no more. */

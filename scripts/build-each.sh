@@ -15,10 +15,12 @@ HZ=${1:-${HZ:-1000}}
 WT=$BUILD/each
 OBJ=$BUILD/obj/each-w1
 
-# the patched config of build-kernel.sh, made once
+# the patched config of build-kernel.sh; it is put back before every
+# build, or a symbol that a later patch adds (the KUnit test's) would be
+# dropped while building the commits before it
 "$TOP/scripts/build-kernel.sh" patched "$HZ" >/dev/null || exit 1
+CONFIG=$IMAGES/patched-hz$HZ/config
 mkdir -p "$OBJ"
-cp "$IMAGES/patched-hz$HZ/config" "$OBJ/.config"
 
 if [ ! -d "$WT/.git" ] && [ ! -f "$WT/.git" ]; then
 	git -C "$LINUX" worktree add -q --detach "$WT" base ||
@@ -37,6 +39,7 @@ for c in base $(git -C "$LINUX" rev-list --reverse base..patched); do
 	subj=$(git -C "$WT" log -1 --format=%s)
 	log=$LOGS/each-$(git -C "$WT" rev-parse --short HEAD).log
 	start=$(date +%s)
+	cmp -s "$CONFIG" "$OBJ/.config" || cp "$CONFIG" "$OBJ/.config"
 	if make -C "$WT" O="$OBJ" -j"$NPROC" CC="ccache gcc" W=1 \
 		KBUILD_BUILD_TIMESTAMP="2026-01-01" bzImage >"$log" 2>&1; then
 		ok=ok

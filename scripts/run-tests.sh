@@ -17,15 +17,17 @@ flavour=hz$HZ
 OUT=$BUILD/out/test-$VARIANT-$flavour
 t0=$(date +%s)
 
-image=$("$TOP/scripts/build-kernel.sh" "$VARIANT" "$HZ") || exit 1
-t1=$(date +%s)
-
-# The kselftests are installed the kernel's way, from the tree just built.
-KSFT=$BUILD/kselftest-$VARIANT
+# The kselftests are installed the kernel's way, from the patched tree
+# (they are part of the series), whichever kernel they will run on.
+"$TOP/scripts/prepare-tree.sh" patched >/dev/null || exit 1
+KSFT=$BUILD/kselftest
 rm -rf "$KSFT"
 run_logged "$LOGS/kselftest-install.log" \
 	make -C "$LINUX/tools/testing/selftests" TARGETS=blk-throttle \
 	INSTALL_PATH="$KSFT" install
+
+image=$("$TOP/scripts/build-kernel.sh" "$VARIANT" "$HZ") || exit 1
+t1=$(date +%s)
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -43,7 +45,9 @@ parse() {
 }
 
 fail=0
+exec > >(tee "$OUT/summary.txt")
 echo
+echo "$VARIANT HZ=$HZ, $(cat "$OUT/accel"), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "KUnit (from the boot log):"
 if grep -qE '^\[ *[0-9.]+\] *(K)?TAP version' "$OUT/dmesg-boot.log" &&
    ! grep -qE '^\[ *[0-9.]+\] 1\.\.0$' "$OUT/dmesg-boot.log"; then
