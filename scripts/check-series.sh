@@ -34,4 +34,17 @@ for p in "$OUT"/*.patch; do
 	[ "$c" = 0 ] || grep ': CHECK:' <<<"$res" | sed 's/^/    /'
 done
 [ $fail = 0 ] || die "checkpatch --strict found errors or warnings (patches in $OUT)"
+
+# MAINTAINERS stays in the order scripts/parse-maintainers.pl keeps: the
+# series may not add a line it would move.
+disorder() {
+	git -C "$LINUX" show "$1:MAINTAINERS" >"$OUT/M.$1"
+	(cd "$LINUX" && perl scripts/parse-maintainers.pl --input="$OUT/M.$1" \
+		--output="$OUT/M.$1.sorted" >/dev/null 2>&1)
+	diff "$OUT/M.$1" "$OUT/M.$1.sorted" | grep -c '^[<>]'
+}
+[ "$(disorder base)" = "$(disorder patched)" ] ||
+	die "MAINTAINERS: the series adds lines out of parse-maintainers.pl order"
+rm -f "$OUT"/M.*
+echo "MAINTAINERS: in parse-maintainers.pl order"
 say "checkpatch --strict: clean ($OUT)"

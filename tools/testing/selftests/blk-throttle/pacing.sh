@@ -43,8 +43,10 @@ bt_fio "$CG" "$out" --name=rbps --filename="$BT_DEV" --rw=randread \
 eval "$(bt_stats "$out")"
 ktap_print_msg "rbps=1MiB/s, 4 KiB reads: ${bw_kib_s} KiB/s," \
 	"clat p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
-ktap_test_result "rbps=1MiB/s holds within 1% (${bw_kib_s} KiB/s)" \
-	within_pct "$bw_kib_s" 1024 1
+# the rate after the burst of one bucket (100 ms: 102.4 KiB) at the start
+paced=$(awk -v n="$ios" -v t="$BT_RUNTIME" 'BEGIN { printf "%.1f", (n * 4 - 102.4) / t }')
+ktap_test_result "rbps=1MiB/s holds within 1% (${bw_kib_s} KiB/s, $paced after the first burst)" \
+	within_pct "$paced" 1024 1
 ktap_test_result "rbps=1MiB/s: p99 ${p99_us}us <= ideal 3906us + 10ms" \
 	at_most "$p99_us" 13906
 
@@ -60,7 +62,10 @@ ktap_test_result "1 MiB bio at 256 KiB/s completes in 4 s +-10% (${ms} ms)" \
 	eval 'at_most 3600 "$ms" && at_most "$ms" 4400'
 
 # 4: after 1 s idle, riops=100 serves a burst of one bucket (100 ms of
-# the rate: 10 IOs) without delay, and paces what follows.
+# the rate: 10 IOs) without delay, and paces what follows, one IO every
+# 10 ms. "Without delay" is under half that pacing, 5 ms, which leaves a
+# loaded machine room for fio's own first-IO costs; at most 12 of the 20
+# IOs may be that fast (the bucket, plus what it refills meanwhile).
 CG=$(bt_cgroup burst)
 echo "$BT_MAJMIN riops=100" >"$CG/io.max"
 in_cgroup "$CG" dd if="$BT_DEV" of=/dev/null bs=4k count=30 iflag=direct 2>/dev/null
@@ -72,19 +77,21 @@ bt_fio "$CG" "$out.json" --name=burst --filename="$BT_DEV" --rw=randread \
 	ktap_exit_fail_msg "fio failed: $(cat "$out.json.err")"
 # per-IO completion latencies in us, in order
 lat=$(awk -F, '{ printf "%d ", $2 / 1000 }' "$out"_clat.1.log)
-fast=$(echo "$lat" | awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i < 2000) n++; print n }')
+fast=$(echo "$lat" | awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i < 5000) n++; print n }')
 first10=$(echo "$lat" | awk '{ m = 0; for (i = 1; i <= 10 && i <= NF; i++)
 				     if ($i > m) m = $i; print m }')
 ktap_print_msg "riops=100 after 1 s idle, 20 IOs, clat us: $lat"
 desc="burst after idle: first 10 IOs without delay (worst ${first10}us),"
-desc="$desc $fast of 20 under 2 ms"
-ktap_test_result "$desc" eval '[ "$first10" -lt 2000 ] && [ "$fast" -le 12 ]'
+desc="$desc $fast of 20 under 5 ms"
+ktap_test_result "$desc" eval '[ "$first10" -lt 5000 ] && [ "$fast" -le 12 ]'
 rm -f "$out"_*.log
 
 # 5, 6: a limit lowered while a bio waits: 1 MiB at 512 KiB/s, lowered
 # to 256 KiB/s after 1 s. The bio keeps what it waited for (1 s at
 # 512 KiB/s is 2 s at 256 KiB/s) and completes about 3 s after it was
-# issued, as blktests throtl/005 expects; it must not hang.
+# issued, as blktests throtl/005 expects; it must not hang. Had the new
+# limit been ignored it would take 2 s; had the wait so far been lost,
+# 5 s: the bound lies between, with room for a slow machine.
 CG=$(bt_cgroup lower)
 echo "$BT_MAJMIN wbps=max rbps=524288" >"$CG/io.max"
 t0=$EPOCHREALTIME
@@ -106,8 +113,8 @@ else
 	ms=$(ms_since "$t0")
 	ktap_print_msg "1 MiB at 512 KiB/s, lowered to 256 KiB/s after 1 s: ${ms} ms"
 	ktap_test_pass "limit lowered while a bio waits: no hang"
-	ktap_test_result "limit lowered: completes in 2.5 to 3.5 s (${ms} ms)" \
-		eval 'at_most 2500 "$ms" && at_most "$ms" 3500'
+	ktap_test_result "limit lowered: completes in 2.5 to 4.2 s (${ms} ms)" \
+		eval 'at_most 2500 "$ms" && at_most "$ms" 4200'
 fi
 
 ktap_finished
