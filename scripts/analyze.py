@@ -91,6 +91,12 @@ def clat_ms(d, name):
     return sorted(vals)
 
 
+def rate_in_bytes(io_max):
+    """Whether a scenario's rate reads in KiB/s (paced by rbps or wbps
+    alone) rather than in IOPS (an iops limit, or none)."""
+    return "bps=" in io_max and "iops=" not in io_max
+
+
 def fmt(key, spec, v):
     if v is None:
         return "-"
@@ -141,10 +147,10 @@ def summary_table(res):
     for name in res["scenarios"]:
         e = res[name]
         v, p = e["vanilla"], e["patched"]
-        if "iops" in e["io_max"] or "limit" in name:
-            rate = "%.1f / %.1f IOPS" % (v["iops"], p["iops"])
-        else:
+        if rate_in_bytes(e["io_max"]):
             rate = "%.0f / %.0f KiB/s" % (v["bw_kib_s"], p["bw_kib_s"])
+        else:
+            rate = "%.1f / %.1f IOPS" % (v["iops"], p["iops"])
         rows.append("| %s | `%s` | %s | %s | %s | %s | %s | %s |" % (
             name, e["io_max"], rate,
             fmt("p99_us", "ms", v["p99_us"]), fmt("p99_us", "ms", p["p99_us"]),

@@ -7,7 +7,11 @@ files written by analyze.py.
   bench-table.py [--scenarios=a,b] results/bench.json [results/hz250/...]
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from analyze import rate_in_bytes  # noqa: E402
 
 
 def ms(us):
@@ -16,7 +20,7 @@ def ms(us):
 
 def rate(e, k):
     m = e[k]
-    if "bps=" in e["io_max"] and "riops" not in e["io_max"]:
+    if rate_in_bytes(e["io_max"]):
         return "%.0fK" % m["bw_kib_s"]
     return ("%.1f" if m["iops"] < 1000 else "%.0f") % m["iops"]
 

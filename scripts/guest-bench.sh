@@ -33,8 +33,6 @@ for job in "$@"; do
 	name=$(basename "$job" .fio)
 	nullb=$(sed -n 's/^; nullb: //p' "$job")
 	limit=$(sed -n 's/^; io.max: //p' "$job")
-	latlog=(--write_lat_log="$OUT/$name" --log_avg_msec=0)
-	grep -q '^; latlog: off' "$job" && latlog=()
 
 	BT_NAME=bench-$name
 	mbps=0
@@ -54,7 +52,8 @@ for job in "$@"; do
 		r=$((r + 1))
 	done
 	res=$OUT/$name.r$r.json
-	[ ${#latlog[@]} = 0 ] || latlog[0]=--write_lat_log=$OUT/$name.r$r
+	latlog=(--write_lat_log="$OUT/$name.r$r" --log_avg_msec=0)
+	grep -q '^; latlog: off' "$job" && latlog=()
 
 	echo "== $name (round $r): io.max '$limit' on $BT_DEV (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"
 	export BENCH_DEV=$BT_DEV
