@@ -5,8 +5,10 @@
 #   make bench   build vanilla and patched, boot each, run the fio
 #                scenarios, print the before/after table (results/)
 #   make test    check the series (checkpatch, docs), build the patched
-#                kernel, boot it, run the kselftests and KUnit suites,
-#                fail if any check or test fails
+#                kernel and its debug variant (KASAN, lockdep, UBSAN,
+#                hung-task detector), boot each, run the kselftests and
+#                KUnit suites, fail if any check or test fails or either
+#                kernel prints a splat
 #
 # Variables: HZ=1000|250|100 (default 1000), ACCEL=kvm|tcg (skip the
 # KVM probe), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds per fio run).
@@ -14,12 +16,12 @@
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla check test test-vanilla bench series build-each clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test test-debug test-vanilla bench series build-each clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
-	@echo "Other targets: setup fetch tree build build-vanilla check test-vanilla series build-each clean distclean"
+	@echo "Other targets: setup fetch tree build build-vanilla check test-debug test-vanilla series build-each clean distclean"
 
 setup:
 	@scripts/setup.sh
@@ -40,6 +42,11 @@ test: setup
 	@scripts/check-series.sh
 	@scripts/check-docs.sh
 	@scripts/run-tests.sh patched $(HZ)
+	@DEBUG=1 scripts/run-tests.sh patched $(HZ)
+
+# Only the debug variant (kconfig/debug.config): slow to build, ~18 min
+test-debug: setup
+	@DEBUG=1 scripts/run-tests.sh patched $(HZ)
 
 # checkpatch --strict on every patch, docutils and kernel-doc on the docs
 check: setup

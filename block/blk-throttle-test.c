@@ -212,6 +212,45 @@ static void throtl_rescale_test(struct kunit *test)
 }
 
 /*
+ * The budget (blk_throtl_budget()): what a bucket holds is exactly what a
+ * bio may take without waiting, one unit more waits, and it never exceeds
+ * the depth however long the bucket was idle.
+ */
+static void throtl_tokens_test(struct kunit *test)
+{
+	static const u64 rates[] = { 1, 37, 1024, SZ_1M, 10 * SZ_1M,
+				     100ULL * SZ_1G };
+	u64 now = 5 * DAY, vtime, tokens, rate, cost;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rates); i++) {
+		rate = rates[i];
+		/* idle for a day: one depth, THROTL_BUCKET_NS of the rate */
+		tokens = throtl_bucket_tokens(now - DAY, rate, now);
+		KUNIT_EXPECT_EQ(test, tokens, rate / 10);
+
+		/* part full, at an odd time: the tokens are covered ... */
+		vtime = now - 33333333;
+		tokens = throtl_bucket_tokens(vtime, rate, now);
+		KUNIT_EXPECT_EQ(test, tokens, rate * 33333333 / SEC);
+		cost = throtl_cost_ns(tokens, rate);
+		KUNIT_EXPECT_EQ(test, throtl_bucket_wait(vtime, cost, now), 0ULL);
+		/* ... and one unit more is not */
+		cost = throtl_cost_ns(tokens + 1, rate);
+		KUNIT_EXPECT_GT(test, throtl_bucket_wait(vtime, cost, now), 0ULL);
+	}
+
+	/* a bucket in debt, or just emptied, holds nothing */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_tokens(now + MS, SZ_1M, now), 0ULL);
+	KUNIT_EXPECT_EQ(test, throtl_bucket_tokens(now, SZ_1M, now), 0ULL);
+	/* at boot, before one depth has passed */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_tokens(0, 1000, 10 * MS), 10ULL);
+	/* the largest limit does not overflow */
+	KUNIT_EXPECT_EQ(test, throtl_bucket_tokens(0, U64_MAX - 1, now),
+			(U64_MAX - 1) / 10);
+}
+
+/*
  * The clock is 64-bit ns: a bucket far into a machine's life, where a
  * 32-bit jiffies count would long have wrapped, behaves as on day one.
  */
@@ -238,6 +277,7 @@ static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_wait_test),
 	KUNIT_CASE(throtl_debt_test),
 	KUNIT_CASE(throtl_rescale_test),
+	KUNIT_CASE(throtl_tokens_test),
 	KUNIT_CASE(throtl_long_uptime_test),
 	{}
 };

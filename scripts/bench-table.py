@@ -4,7 +4,10 @@
 the cover letter (72 columns, no markup), from one or more bench.json
 files written by analyze.py.
 
-  bench-table.py [--scenarios=a,b] results/bench.json [results/hz250/...]
+  bench-table.py [--rates] [--scenarios=a,b] results/bench.json [...]
+
+--rates prints rate against the rbps limit, stdev and the patched /
+vanilla ratios instead of the percentiles.
 """
 import json
 import os
@@ -52,8 +55,54 @@ def table(res):
     return out
 
 
+def limit_kib(e):
+    """The rbps limit of a scenario in KiB/s, or None."""
+    for kv in e["io_max"].split():
+        if kv.startswith("rbps=") and kv[5:] != "max":
+            return int(kv[5:]) / 1024.0
+    return None
+
+
+def rate_table(res):
+    """Rate against the limit, tail, spread and fairness: the figures
+    the readahead work is judged by."""
+    out = ["%s, HZ=%d, %s, %ds per scenario (%s):" % (
+        res["base_version"], res["hz"], "KVM" if res["kvm"] else "QEMU TCG",
+        res["runtime_s"], res["date"][:10]), ""]
+    fmt = "%-11s %-8s %8s %6s %7s %7s %7s %6s"
+    out.append(fmt % ("scenario", "kernel", "KiB/s", "limit", "p99",
+                      "max", "stdev", "Jain"))
+    out.append(fmt % ("", "", "", "%", "ms", "ms", "ms", ""))
+    for name in res["scenarios"]:
+        e = res[name]
+        lim = limit_kib(e)
+        for k in ("vanilla", "patched"):
+            m = e[k]
+            out.append(fmt % (
+                name if k == "vanilla" else "", k, "%.0f" % m["bw_kib_s"],
+                "%.1f" % (100 * m["bw_kib_s"] / lim) if lim else "-",
+                ms(m["p99_us"]), ms(m["max_us"]), ms(m["stdev_us"]),
+                "%.3f" % m["jain"] if "readers" in m else ""))
+        v, p = e["vanilla"], e["patched"]
+        if lim:
+            out.append(fmt % ("", "ratio", "", "", "", "%.3f" % (
+                p["max_us"] / v["max_us"]), "%.3f" % (
+                p["stdev_us"] / v["stdev_us"]), ""))
+        else:
+            out.append(fmt % ("", "ratio", "%.3f" % (
+                p["bw_kib_s"] / v["bw_kib_s"]), "", "", "", "", ""))
+    out += ["", "KiB/s: the sum over readers; limit: that over the rbps"
+            " limit; latency:", "fio clat of a 4 KiB read, of the worst"
+            " reader where several; ratio:", "patched / vanilla."]
+    return out
+
+
 def main(argv):
     only = None
+    view = table
+    if argv and argv[0] == "--rates":
+        view = rate_table
+        argv = argv[1:]
     if argv and argv[0].startswith("--scenarios="):
         only = argv[0].split("=", 1)[1].split(",")
         argv = argv[1:]
@@ -66,7 +115,7 @@ def main(argv):
                                if n + "-highlimit" in only}
         if i:
             print()
-        print("\n".join(line.rstrip() for line in table(res)))
+        print("\n".join(line.rstrip() for line in view(res)))
 
 
 if __name__ == "__main__":

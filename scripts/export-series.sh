@@ -28,7 +28,13 @@ tables=$(python3 "$TOP/scripts/bench-table.py" \
 		echo
 		python3 "$TOP/scripts/bench-table.py" --scenarios=seed000 \
 			"$TOP/results/hz250/bench.json" | sed '/^rate:/,$d'
-	 fi)
+	 fi
+	 ra=$(cd "$TOP/bench" && ls ra*.fio | sed 's/\.fio$//' | paste -sd,)
+	 echo
+	 echo "Buffered sequential 4 KiB readers on ext4 (patches 6-7):"
+	 echo
+	 python3 "$TOP/scripts/bench-table.py" --rates --scenarios="$ra" \
+		"$TOP/results/bench.json" | sed 1,2d)
 base="The series applies to Linux $(make -s -C "$LINUX" kernelversion) as shipped in Debian's
 $(lock package) $(cat "$DL/version"), source tarball sha256
 $(lock tarball_sha256)."

@@ -6,6 +6,13 @@
 #
 #   ; nullb: mbps=4 memory_backed=1    null_blk configfs attributes
 #   ; io.max: riops=100 rbps=max       the cgroup's limit on the device
+#   ; fs: ext4                         make this filesystem on the device
+#                                      and mount it; the job reads files
+#                                      in ${BENCH_DIR}, laid out before
+#                                      the run and dropped from the cache
+#   ; sibling io.max: rbps=1048576     a limit on a sibling cgroup (so
+#                                      the device's throttling is active
+#                                      while the job's group has none)
 #   ; latlog: off                      no per-IO latency log (for
 #                                      scenarios of many IOs, where
 #                                      logging would cost throughput)
@@ -33,8 +40,11 @@ for job in "$@"; do
 	name=$(basename "$job" .fio)
 	nullb=$(sed -n 's/^; nullb: //p' "$job")
 	limit=$(sed -n 's/^; io.max: //p' "$job")
+	sibling=$(sed -n 's/^; sibling io.max: //p' "$job")
+	fs=$(sed -n 's/^; fs: //p' "$job")
 
 	BT_NAME=bench-$name
+	BT_MEMORY_BACKED=0
 	mbps=0
 	for kv in $nullb; do
 		case $kv in
@@ -43,8 +53,25 @@ for job in "$@"; do
 		esac
 	done
 	bt_setup_dev "$mbps"
+	export BENCH_DEV=$BT_DEV BENCH_DIR=
+	mnt=
+	if [ -n "$fs" ]; then
+		mnt=/tmp/$BT_NAME-mnt
+		mkdir -p "$mnt"
+		if ! mkfs."$fs" -q -F "$BT_DEV" || ! mount "$BT_DEV" "$mnt"; then
+			echo "   cannot make $fs on $BT_DEV"
+			rc=1
+			bt_cleanup
+			continue
+		fi
+		BENCH_DIR=$mnt
+		fio --create_only=1 "$job" >/dev/null
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+	fi
 	cg=$(bt_cgroup "$name")
 	[ -z "$limit" ] || echo "$BT_MAJMIN $limit" >"$cg/io.max"
+	[ -z "$sibling" ] || echo "$BT_MAJMIN $sibling" >"$(bt_cgroup sibling)/io.max"
 
 	# a scenario given twice runs twice: NAME.r1.json, NAME.r2.json, ...
 	r=1
@@ -55,8 +82,7 @@ for job in "$@"; do
 	latlog=(--write_lat_log="$OUT/$name.r$r" --log_avg_msec=0)
 	grep -q '^; latlog: off' "$job" && latlog=()
 
-	echo "== $name (round $r): io.max '$limit' on $BT_DEV (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"
-	export BENCH_DEV=$BT_DEV
+	echo "== $name (round $r): io.max '$limit' on $BT_DEV${fs:+ ($fs)} (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"
 	if bt_fio "$cg" "$res" "${latlog[@]}" "$job"; then
 		eval "$(bt_stats "$res")"
 		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
@@ -65,6 +91,7 @@ for job in "$@"; do
 		rc=1
 	fi
 	rm -f "$OUT/$name.r${r}_lat."*.log "$OUT/$name.r${r}_slat."*.log
+	[ -z "$mnt" ] || { umount "$mnt"; rmdir "$mnt"; }
 	bt_cleanup
 	BT_NULLB=
 done

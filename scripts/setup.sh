@@ -4,7 +4,8 @@
 # Install what the harness needs on a Debian host: the kernel toolchain
 # (gawk before the first build: switching awk later regenerates an x86
 # header and forces a full rebuild), ccache, QEMU, fio, udev (virtme-ng's
-# init needs it to find the guest's script ports), and the Python tools
+# init needs it to find the guest's script ports), e2fsprogs (the
+# readahead tests and benchmarks make ext4), and the Python tools
 # (virtme-ng, matplotlib, and ply and GitPython for checkpatch's SPDX
 # check). Safe to run again: it only installs what is missing.
 set -eu
@@ -12,7 +13,7 @@ set -eu
 
 DEBS="build-essential git flex bison bc gawk libelf-dev libssl-dev ccache
       qemu-system-x86 fio cpio kmod busybox-static xz-utils rsync zstd
-      jq perl python3-docutils udev"
+      jq perl python3-docutils udev e2fsprogs"
 PIP="virtme-ng==1.42 matplotlib==3.8.4 ply==3.11 GitPython==3.1.43"
 
 missing=

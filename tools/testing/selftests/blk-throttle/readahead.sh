@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Buffered reads under an rbps limit. Readahead turns a reader's 4 KiB
+# reads into bios of 128 KiB and more, and each such bio waits until the
+# whole of it fits the limit: at 1 MiB/s one read in thirty-two waits
+# about 125 ms. Readahead that fits the reader's budget keeps every read
+# short while the rate holds. Checked on a file in ext4, on the block
+# device read directly, and on a file read through mmap; and a group
+# with no limit must still read in full readahead windows.
+#
+# Bounds: the rate within 2% of the limit, the slowest 4 KiB read at most
+# 60 ms at 1 MiB/s (ideal 3.9 ms) and 20 ms at 10 MiB/s (ideal 0.4 ms).
+
+DIR="$(dirname "$(readlink -f "$0")")"
+. "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/blk_throttle_lib.sh"
+
+MNT=
+FILE=
+
+ra_cleanup() {
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null && rmdir "$MNT"
+	bt_cleanup
+}
+trap ra_cleanup EXIT
+
+# drop_caches - start a read with nothing of the test data cached
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# limited_read NAME RBPS MAX_MS FIO-ARGS... - a sequential 4 KiB reader in
+# a group limited to RBPS bytes/s: checks the rate within 2% and the
+# slowest read against MAX_MS
+limited_read() {
+	local name=$1 rbps=$2 max_ms=$3 cg out burst paced kib
+	shift 3
+
+	cg=$(bt_cgroup "$name")
+	echo "$BT_MAJMIN rbps=$rbps" >"$cg/io.max"
+	out=$BT_OUTDIR/$BT_NAME-$name.json
+	drop_caches
+	if ! bt_fio "$cg" "$out" --name="$name" --rw=read --bs=4k \
+		--time_based --runtime="$BT_RUNTIME" "$@"; then
+		ktap_test_fail "$name: fio failed: $(cat "$out.err")"
+		ktap_test_fail "$name: no latency"
+		return
+	fi
+	eval "$(bt_stats "$out")"
+	kib=$((rbps / 1024))
+	# the rate after the burst of one bucket (100 ms of it) at the start
+	burst=$(awk -v r="$kib" 'BEGIN { print r / 10 }')
+	paced=$(awk -v n="$ios" -v b="$burst" -v t="$BT_RUNTIME" \
+		'BEGIN { printf "%.1f", (n * 4 - b) / t }')
+	ktap_print_msg "$name: ${bw_kib_s} KiB/s (${paced} after the first" \
+		"burst), clat p50=${p50_us}us p99=${p99_us}us" \
+		"p99.9=${p999_us}us max=${max_us}us stdev=${stdev_us}us"
+	ktap_test_result "$name: rate within 2% of $kib KiB/s ($paced)" \
+		within_pct "$paced" "$kib" 2
+	ktap_test_result "$name: slowest read ${max_us}us <= ${max_ms}ms" \
+		at_most "$max_us" $((max_ms * 1000))
+}
+
+# read_bio_kib CGROUP - the mean size of the group's reads on the device
+read_bio_kib() {
+	awk -v dev="$BT_MAJMIN" '$1 == dev {
+		for (i = 2; i <= NF; i++) {
+			split($i, kv, "=")
+			s[kv[1]] = kv[2]
+		}
+		if (s["rios"]) printf "%.0f", s["rbytes"] / s["rios"] / 1024
+	}' "$1/io.stat"
+}
+
+ktap_print_header
+bt_require
+if ! command -v mkfs.ext4 >/dev/null; then
+	ktap_skip_all "mkfs.ext4 is not installed"
+	exit "$KSFT_SKIP"
+fi
+BT_MEMORY_BACKED=1 bt_setup_dev
+[ -z "${BLK_THROTTLE_TEST_DEV:-}" ] ||
+	ktap_exit_fail_msg "readahead.sh makes a filesystem: it needs null_blk"
+ktap_set_plan 9
+
+# 1, 2: the block device itself, read through its page cache
+limited_read bdev-1m 1048576 60 --filename="$BT_DEV" --ioengine=psync
+
+MNT=$(mktemp -d /tmp/blkthrtest-mnt.XXXXXX)
+mkfs.ext4 -q -F "$BT_DEV" || ktap_exit_fail_msg "mkfs.ext4 $BT_DEV failed"
+mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount $BT_DEV"
+FILE=$MNT/data
+dd if=/dev/zero of="$FILE" bs=1M count=256 conv=fsync 2>/dev/null ||
+	ktap_exit_fail_msg "cannot write $FILE"
+
+# 3-6: a file in ext4, read(2) and mmap read-around (no madvise hint)
+limited_read file-1m 1048576 60 --filename="$FILE" --ioengine=psync
+limited_read file-10m 10485760 20 --filename="$FILE" --ioengine=psync
+
+# 7, 8: page faults on a mapping of the file, read around each fault
+limited_read mmap-1m 1048576 60 --filename="$FILE" --ioengine=mmap \
+	--fadvise_hint=0
+
+# 9: a group with no limit, next to limited ones on the same device,
+# reads in full readahead windows: its mean read is not cut down
+CG=$(bt_cgroup nolimit)
+out=$BT_OUTDIR/$BT_NAME-nolimit.json
+drop_caches
+bt_fio "$CG" "$out" --name=nolimit --filename="$FILE" --rw=read --bs=4k \
+	--ioengine=psync --size=64M ||
+	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
+eval "$(bt_stats "$out")"
+ra_kib=$(cat "/sys/block/$BT_NAME/queue/read_ahead_kb")
+kib=$(read_bio_kib "$CG")
+ktap_print_msg "no limit: ${bw_kib_s} KiB/s, mean read ${kib:-?} KiB" \
+	"(read_ahead_kb $ra_kib)"
+ktap_test_result "no limit: mean read ${kib:-?} KiB >= read_ahead_kb / 4" \
+	at_most "$((ra_kib / 4))" "${kib:-0}"
+
+ktap_finished
