@@ -63,27 +63,32 @@ ktap_test_result "1 MiB bio at 256 KiB/s completes in 4 s +-10% (${ms} ms)" \
 
 # 4: after 1 s idle, riops=100 serves a burst of one bucket (100 ms of
 # the rate: 10 IOs) without delay, and paces what follows, one IO every
-# 10 ms. "Without delay" is under half that pacing, 5 ms, which leaves a
-# loaded machine room for fio's own first-IO costs; at most 12 of the 20
-# IOs may be that fast (the bucket, plus what it refills meanwhile).
+# 10 ms. "Without delay": the ten take under 50 ms together, half of what
+# they would paced, which leaves room for one-off costs of a first IO (on
+# a debug kernel under emulation it can take 20 ms); at most 12 of the
+# 20 IOs may take under 5 ms (the bucket, plus what it refills
+# meanwhile). The same fio job runs once first, to warm up.
 CG=$(bt_cgroup burst)
 echo "$BT_MAJMIN riops=100" >"$CG/io.max"
-in_cgroup "$CG" dd if="$BT_DEV" of=/dev/null bs=4k count=30 iflag=direct 2>/dev/null
-sleep 1
 out=$BT_OUTDIR/$BT_NAME-burst
-bt_fio "$CG" "$out.json" --name=burst --filename="$BT_DEV" --rw=randread \
-	--bs=4k --direct=1 --ioengine=psync --norandommap --size=1G \
-	--number_ios=20 --write_lat_log="$out" --log_avg_msec=0 ||
-	ktap_exit_fail_msg "fio failed: $(cat "$out.json.err")"
+for run in warm-up measured; do
+	rm -f "$out"_*.log
+	sleep 1
+	bt_fio "$CG" "$out.json" --name=burst --filename="$BT_DEV" \
+		--rw=randread --bs=4k --direct=1 --ioengine=psync \
+		--norandommap --size=1G --number_ios=20 \
+		--write_lat_log="$out" --log_avg_msec=0 ||
+		ktap_exit_fail_msg "fio ($run) failed: $(cat "$out.json.err")"
+done
 # per-IO completion latencies in us, in order
 lat=$(awk -F, '{ printf "%d ", $2 / 1000 }' "$out"_clat.1.log)
 fast=$(echo "$lat" | awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i < 5000) n++; print n }')
-first10=$(echo "$lat" | awk '{ m = 0; for (i = 1; i <= 10 && i <= NF; i++)
-				     if ($i > m) m = $i; print m }')
+first10=$(echo "$lat" | awk '{ t = 0; for (i = 1; i <= 10 && i <= NF; i++)
+				     t += $i; print t }')
 ktap_print_msg "riops=100 after 1 s idle, 20 IOs, clat us: $lat"
-desc="burst after idle: first 10 IOs without delay (worst ${first10}us),"
+desc="burst after idle: first 10 IOs without delay (${first10}us in all),"
 desc="$desc $fast of 20 under 5 ms"
-ktap_test_result "$desc" eval '[ "$first10" -lt 5000 ] && [ "$fast" -le 12 ]'
+ktap_test_result "$desc" eval '[ "$first10" -lt 50000 ] && [ "$fast" -le 12 ]'
 rm -f "$out"_*.log
 
 # 5, 6: a limit lowered while a bio waits: 1 MiB at 512 KiB/s, lowered

@@ -28,6 +28,7 @@ SEED=${BLK_THROTTLE_STRESS_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 LEAVES="a b c"
 # the slowest a writer is ever held back: its largest bio (64 KiB) under
 # the tiniest limit the chaos sets (16 KiB/s), plus a margin
+SECS=$((SECS < 40 ? 40 : SECS))
 DEADLINE=$((SECS + 4 * 64 / 16 + 60))
 
 ktap_print_header
@@ -91,9 +92,9 @@ writer() {
 # in the background; its pid goes to vpid
 victim() {
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$TOP/c" \
-		timeout -k 5 30 fio --name=victim --filename="$OFF" --rw=randread \
+		timeout -k 2 8 fio --name=victim --filename="$OFF" --rw=randread \
 		--bs=64k --direct=1 --ioengine=libaio --iodepth=8 --size=64M \
-		--time_based --runtime=20 >/dev/null 2>&1 &
+		--time_based --runtime=5 >/dev/null 2>&1 &
 	vpid=$!
 }
 
@@ -107,7 +108,9 @@ pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
 
 changes=0 moves=0 removals=0 faults=0
 vpid=
-end=$((SECONDS + SECS - 5))
+# the chaos stops 15 s before the writers do (an action takes up to
+# 10 s), so that they end with a stretch at full speed
+end=$((SECONDS + SECS - 25))
 while [ $SECONDS -lt $end ]; do
 	leaf=$(pick $LEAVES)
 	case $((RANDOM % 10)) in
