@@ -28,10 +28,15 @@ def rate(e, k):
     return ("%.1f" if m["iops"] < 1000 else "%.0f") % m["iops"]
 
 
-def table(res):
-    out = ["%s, HZ=%d, %s, %ds per scenario (%s):" % (
+def title(res):
+    """The run a table comes from, and a blank line."""
+    return ["%s, HZ=%d, %s, %ds per scenario (%s):" % (
         res["base_version"], res["hz"], "KVM" if res["kvm"] else "QEMU TCG",
         res["runtime_s"], res["date"][:10]), ""]
+
+
+def table(res):
+    out = title(res)
     out.append("%-15s %-8s %9s %7s %7s %7s %7s %6s" % (
         "scenario", "kernel", "rate", "p50", "p99", "p99.9", "max", "Jain"))
     out.append("%-15s %-8s %9s %7s %7s %7s %7s %6s" % (
@@ -66,9 +71,7 @@ def limit_kib(e):
 def rate_table(res):
     """Rate against the limit, tail, spread and fairness: the figures
     the readahead work is judged by."""
-    out = ["%s, HZ=%d, %s, %ds per scenario (%s):" % (
-        res["base_version"], res["hz"], "KVM" if res["kvm"] else "QEMU TCG",
-        res["runtime_s"], res["date"][:10]), ""]
+    out = title(res)
     fmt = "%-11s %-8s %8s %6s %7s %7s %7s %6s"
     out.append(fmt % ("scenario", "kernel", "KiB/s", "limit", "p99",
                       "max", "stdev", "Jain"))

@@ -66,8 +66,7 @@ for job in "$@"; do
 		fi
 		BENCH_DIR=$mnt
 		fio --create_only=1 "$job" >/dev/null
-		sync
-		echo 3 >/proc/sys/vm/drop_caches
+		bt_drop_caches
 	fi
 	cg=$(bt_cgroup "$name")
 	[ -z "$limit" ] || echo "$BT_MAJMIN $limit" >"$cg/io.max"

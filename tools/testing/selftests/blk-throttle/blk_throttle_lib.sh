@@ -85,12 +85,17 @@ bt_setup_dev() {
 	[ "$mbps" = 0 ] || echo "$mbps" >"$BT_NULLB/mbps"
 	echo 1 >"$BT_NULLB/power" || ktap_exit_fail_msg "cannot power on $BT_NULLB"
 	BT_DEV=/dev/$BT_NAME
+	bt_wait_bdev "$BT_DEV" || ktap_exit_fail_msg "$BT_DEV did not appear"
+	BT_MAJMIN=$(cat "/sys/block/$BT_NAME/dev")
+}
+
+# bt_wait_bdev DEV - wait up to 5 s for the block device node DEV
+bt_wait_bdev() {
 	for _ in $(seq 50); do
-		[ -b "$BT_DEV" ] && break
+		[ -b "$1" ] && return 0
 		sleep 0.1
 	done
-	[ -b "$BT_DEV" ] || ktap_exit_fail_msg "$BT_DEV did not appear"
-	BT_MAJMIN=$(cat "/sys/block/$BT_NAME/dev")
+	return 1
 }
 
 # bt_cgroup NAME - create a test cgroup, print its path. Every cgroup is
@@ -103,14 +108,55 @@ bt_cgroup() {
 	echo "$cg"
 }
 
+# The command prefix that runs a command in a cgroup:
+#   "${BT_IN_CGROUP[@]}" CGROUP CMD...
+# An array rather than a function, so that with "&" $! is CMD's own pid
+# (sh execs it), not that of a subshell running the function.
+BT_IN_CGROUP=(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh)
+
+# bt_move_procs FROM TO - move every process of cgroup FROM to cgroup TO
+# (the list is read in full first: it changes as they move); prints how
+# many moved
+bt_move_procs() {
+	local pid n=0
+	for pid in $(cat "$1/cgroup.procs"); do
+		echo "$pid" >"$2/cgroup.procs" 2>/dev/null && n=$((n + 1))
+	done
+	echo "$n"
+}
+
 # bt_fio CGROUP OUT.json FIO-ARGS... - run fio inside CGROUP, JSON results
 # to OUT.json, fio's complaints to OUT.json.err
 bt_fio() {
 	local cg=$1 out=$2
 	shift 2
-	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec fio "$@"' \
-		sh "$cg" --output-format=json --output="$out" "$@" \
-		>/dev/null 2>"$out.err"
+	"${BT_IN_CGROUP[@]}" "$cg" fio --output-format=json --output="$out" \
+		"$@" >/dev/null 2>"$out.err"
+}
+
+# bt_iostat CGROUP KEY - the value of KEY (rbytes, wbytes, rios, ...) in
+# CGROUP's io.stat line for the test device; empty if it has none
+bt_iostat() {
+	awk -v dev="$BT_MAJMIN" -v key="$2=" '$1 == dev {
+		for (i = 2; i <= NF; i++)
+			if (index($i, key) == 1)
+				print substr($i, length(key) + 1)
+	}' "$1/io.stat"
+}
+
+# bt_drop_caches - write back and drop the page cache, so that the reads
+# that follow go to the device
+bt_drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# bt_paced IOS SIZE LIMIT - the rate of IOS IOs of SIZE each (1 for IOPS,
+# KiB for KiB/s) over BT_RUNTIME seconds, less the burst of one bucket
+# (100 ms of the LIMIT) that a group with a fresh limit takes at once
+bt_paced() {
+	awk -v n="$1" -v s="$2" -v r="$3" -v t="$BT_RUNTIME" \
+		'BEGIN { printf "%.3f", (n * s - r / 10) / t }'
 }
 
 # bt_stats OUT.json [--per-job] - the run's metrics as shell variables
@@ -133,9 +179,7 @@ bt_cleanup() {
 	local cg
 	for cg in "$BT_CGROOT/$BT_NAME"-*; do
 		[ -d "$cg" ] || continue
-		while read -r pid; do
-			echo "$pid" >"$BT_CGROOT/cgroup.procs" 2>/dev/null
-		done <"$cg/cgroup.procs"
+		bt_move_procs "$cg" "$BT_CGROOT" >/dev/null
 		rmdir "$cg" 2>/dev/null
 	done
 	if [ -n "$BT_NULLB" ] && [ -d "$BT_NULLB" ]; then

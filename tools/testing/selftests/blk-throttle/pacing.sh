@@ -21,19 +21,17 @@ ktap_set_plan 6
 # dd's report, parsed below, in a decimal point
 export LC_ALL=C
 
+# ms_since T0 - milliseconds since $EPOCHREALTIME was T0
+ms_since() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
+}
+
 # dd_ms FILE - the copy time in ms that dd reported in FILE (its stderr):
 # the time from its first read to its last, without its start-up, which
 # on a debug kernel under emulation can take half a second
 dd_ms() {
 	awk '/copied/ { for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i - 1) }
 	     END { printf "%.0f", s * 1000 }' "$1"
-}
-
-# in_cgroup CG CMD... - run CMD in cgroup CG
-in_cgroup() {
-	local cg=$1
-	shift
-	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@"
 }
 
 # 1, 2: back-to-back 4 KiB direct reads under rbps=1 MiB/s: one every
@@ -48,8 +46,7 @@ bt_fio "$CG" "$out" --name=rbps --filename="$BT_DEV" --rw=randread \
 eval "$(bt_stats "$out")"
 ktap_print_msg "rbps=1MiB/s, 4 KiB reads: ${bw_kib_s} KiB/s," \
 	"clat p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
-# the rate after the burst of one bucket (100 ms: 102.4 KiB) at the start
-paced=$(awk -v n="$ios" -v t="$BT_RUNTIME" 'BEGIN { printf "%.1f", (n * 4 - 102.4) / t }')
+paced=$(bt_paced "$ios" 4 1024)
 ktap_test_result "rbps=1MiB/s holds within 1% (${bw_kib_s} KiB/s, $paced after the first burst)" \
 	within_pct "$paced" 1024 1
 ktap_test_result "rbps=1MiB/s: p99 ${p99_us}us <= ideal 3906us + 10ms" \
@@ -60,7 +57,8 @@ ktap_test_result "rbps=1MiB/s: p99 ${p99_us}us <= ideal 3906us + 10ms" \
 CG=$(bt_cgroup big)
 echo "$BT_MAJMIN rbps=262144" >"$CG/io.max"
 err=$BT_OUTDIR/$BT_NAME-dd.err
-in_cgroup "$CG" dd if="$BT_DEV" of=/dev/null bs=1M count=1 iflag=direct 2>"$err"
+"${BT_IN_CGROUP[@]}" "$CG" \
+	dd if="$BT_DEV" of=/dev/null bs=1M count=1 iflag=direct 2>"$err"
 ms=$(dd_ms "$err")
 ktap_print_msg "1 MiB bio under rbps=256KiB/s: ${ms} ms"
 ktap_test_result "1 MiB bio at 256 KiB/s completes in 4 s +-10% (${ms} ms)" \
@@ -105,7 +103,7 @@ rm -f "$out"_*.log
 # would take 1.9 s; had the wait so far been lost, 4.8 s.
 CG=$(bt_cgroup lower)
 echo "$BT_MAJMIN wbps=max rbps=524288" >"$CG/io.max"
-sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG" \
+"${BT_IN_CGROUP[@]}" "$CG" \
 	dd if="$BT_DEV" of=/dev/null bs=1M count=1 iflag=direct 2>"$err" &
 pid=$!
 # the second counts from when dd runs, not from when it was started
@@ -119,7 +117,7 @@ t0=$EPOCHREALTIME
 sleep 1
 echo "$BT_MAJMIN rbps=262144" >"$CG/io.max"
 # waited before the change, in ms
-before=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }')
+before=$(ms_since "$t0")
 for _ in $(seq 100); do
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.1

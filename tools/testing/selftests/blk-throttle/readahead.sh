@@ -29,17 +29,11 @@ ra_cleanup() {
 }
 trap ra_cleanup EXIT
 
-# drop_caches - start a read with nothing of the test data cached
-drop_caches() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-}
-
 # limited_read NAME RBPS MAX_MS [p9999] FIO-ARGS... - a sequential 4 KiB
 # reader in a group limited to RBPS bytes/s: checks the rate within 2%
 # and the slowest read (or with p9999 the slowest 0.01%) against MAX_MS
 limited_read() {
-	local name=$1 rbps=$2 max_ms=$3 cg out burst paced kib worst what
+	local name=$1 rbps=$2 max_ms=$3 cg out paced kib worst what
 	shift 3
 	what="slowest read"
 	if [ "$1" = p9999 ]; then
@@ -50,7 +44,7 @@ limited_read() {
 	cg=$(bt_cgroup "$name")
 	echo "$BT_MAJMIN rbps=$rbps" >"$cg/io.max"
 	out=$BT_OUTDIR/$BT_NAME-$name.json
-	drop_caches
+	bt_drop_caches
 	if ! bt_fio "$cg" "$out" --name="$name" --rw=read --bs=4k \
 		--time_based --runtime="$BT_RUNTIME" "$@"; then
 		ktap_test_fail "$name: fio failed: $(cat "$out.err")"
@@ -59,10 +53,7 @@ limited_read() {
 	fi
 	eval "$(bt_stats "$out")"
 	kib=$((rbps / 1024))
-	# the rate after the burst of one bucket (100 ms of it) at the start
-	burst=$(awk -v r="$kib" 'BEGIN { print r / 10 }')
-	paced=$(awk -v n="$ios" -v b="$burst" -v t="$BT_RUNTIME" \
-		'BEGIN { printf "%.1f", (n * 4 - b) / t }')
+	paced=$(bt_paced "$ios" 4 "$kib")
 	ktap_print_msg "$name: ${bw_kib_s} KiB/s (${paced} after the first" \
 		"burst), $ios reads, clat p50=${p50_us}us p99=${p99_us}us" \
 		"p99.9=${p999_us}us p99.99=${p9999_us}us max=${max_us}us" \
@@ -77,13 +68,8 @@ limited_read() {
 
 # read_bio_kib CGROUP - the mean size of the group's reads on the device
 read_bio_kib() {
-	awk -v dev="$BT_MAJMIN" '$1 == dev {
-		for (i = 2; i <= NF; i++) {
-			split($i, kv, "=")
-			s[kv[1]] = kv[2]
-		}
-		if (s["rios"]) printf "%.0f", s["rbytes"] / s["rios"] / 1024
-	}' "$1/io.stat"
+	awk -v b="$(bt_iostat "$1" rbytes)" -v n="$(bt_iostat "$1" rios)" \
+		'BEGIN { if (n) printf "%.0f", b / n / 1024 }'
 }
 
 ktap_print_header
@@ -119,7 +105,7 @@ limited_read mmap-1m 1048576 60 --filename="$FILE" --ioengine=mmap \
 # reads in full readahead windows: its mean read is not cut down
 CG=$(bt_cgroup nolimit)
 out=$BT_OUTDIR/$BT_NAME-nolimit.json
-drop_caches
+bt_drop_caches
 bt_fio "$CG" "$out" --name=nolimit --filename="$FILE" --rw=read --bs=4k \
 	--ioengine=psync --size=64M ||
 	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"

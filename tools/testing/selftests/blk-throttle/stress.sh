@@ -44,10 +44,7 @@ CFS=/sys/kernel/config/nullb/$BT_NAME-off
 mkdir "$CFS" && echo 256 >"$CFS/size" && echo 1 >"$CFS/power" ||
 	ktap_exit_fail_msg "cannot make a second null_blk device"
 OFF=/dev/$BT_NAME-off
-for _ in $(seq 50); do
-	[ -b "$OFF" ] && break
-	sleep 0.1
-done
+bt_wait_bdev "$OFF" || ktap_exit_fail_msg "$OFF did not appear"
 OFF_D=$(cat "/sys/block/$BT_NAME-off/dev")
 
 declare -A pid
@@ -77,7 +74,7 @@ RANDOM=$SEED
 # device, in the background; its pid goes to pid[N]
 writer() {
 	local n=$1 leaf=$2
-	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$TOP/$leaf" \
+	"${BT_IN_CGROUP[@]}" "$TOP/$leaf" \
 		timeout -k 5 "$DEADLINE" fio --name="w$n" --filename="$DEV" \
 		--offset=$((n * 16))M --size=16M --rw=randwrite --bsrange=4k-64k \
 		--direct=1 --ioengine=libaio --iodepth=4 --verify=crc32c \
@@ -91,7 +88,7 @@ writer() {
 # the victim: a reader on the device that is powered off and on again,
 # in the background; its pid goes to vpid
 victim() {
-	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$TOP/c" \
+	"${BT_IN_CGROUP[@]}" "$TOP/c" \
 		timeout -k 2 8 fio --name=victim --filename="$OFF" --rw=randread \
 		--bs=64k --direct=1 --ioengine=libaio --iodepth=8 --size=64M \
 		--time_based --runtime=5 >/dev/null 2>&1 &
@@ -123,10 +120,7 @@ while [ $SECONDS -lt $end ]; do
 	4|5)
 		# the writers of a leaf to another, with what they have queued
 		to=$(pick $LEAVES)
-		for p in $(cat "$TOP/$leaf/cgroup.procs"); do
-			echo "$p" >"$TOP/$to/cgroup.procs" 2>/dev/null &&
-				moves=$((moves + 1))
-		done
+		moves=$((moves + $(bt_move_procs "$TOP/$leaf" "$TOP/$to")))
 		;;
 	6|7)
 		# empty the leaf while its bios wait, remove it, make it again
@@ -151,10 +145,7 @@ while [ $SECONDS -lt $end ]; do
 			wait "$vpid"
 			echo "victim fio ended: $?" >>"$BT_OUTDIR/$BT_NAME-victim.log"
 			echo 1 >"$CFS/power"
-			for _ in $(seq 50); do
-				[ -b "$OFF" ] && break
-				sleep 0.1
-			done
+			bt_wait_bdev "$OFF"
 			OFF_D=$(cat "/sys/block/$BT_NAME-off/dev")
 			faults=$((faults + 1))
 			vpid=
@@ -202,10 +193,8 @@ for i in range(3):
 print("fio_w=%d fio_r=%d fio_errs=%d verified=%d" % (w, r, errs, verified))
 PY
 )"
-stat_w=$(awk -v dev="$D" '$1 == dev { for (i = 2; i <= NF; i++)
-	if ($i ~ /^wbytes=/) { sub(/wbytes=/, "", $i); print $i } }' "$TOP/io.stat")
-stat_r=$(awk -v dev="$D" '$1 == dev { for (i = 2; i <= NF; i++)
-	if ($i ~ /^rbytes=/) { sub(/rbytes=/, "", $i); print $i } }' "$TOP/io.stat")
+stat_w=$(bt_iostat "$TOP" wbytes)
+stat_r=$(bt_iostat "$TOP" rbytes)
 
 ktap_print_msg "fio: wrote $fio_w bytes, verified $verified IOs ($fio_r bytes);" \
 	"io.stat: wbytes=$stat_w rbytes=$stat_r"

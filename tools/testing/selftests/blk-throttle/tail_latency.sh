@@ -34,9 +34,7 @@ ktap_print_msg "riops=$RIOPS for ${BT_RUNTIME}s: iops=$iops clat p50=${p50_us}us
 	"p90=${p90_us}us p99=${p99_us}us p99.9=${p999_us}us max=${max_us}us" \
 	"stdev=${stdev_us}us"
 
-# the rate after the burst of one bucket (100 ms of the rate) at the start
-paced=$(awk -v n="$ios" -v t="$BT_RUNTIME" -v r="$RIOPS" \
-	'BEGIN { printf "%.3f", (n - r / 10) / t }')
+paced=$(bt_paced "$ios" 1 "$RIOPS")
 ktap_test_result "riops=$RIOPS holds within 1% ($iops IOPS, $paced after the first burst)" \
 	within_pct "$paced" "$RIOPS" 1
 ktap_test_result "riops=$RIOPS is paced: p99 ${p99_us}us <= 15ms" \
