@@ -16,12 +16,12 @@
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla check test test-debug test-vanilla bench series build-each clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test test-debug test-vanilla bench hz-matrix insn-count series build-each clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
-	@echo "Other targets: setup fetch tree build build-vanilla check test-debug test-vanilla series build-each clean distclean"
+	@echo "Other targets: setup fetch tree build build-vanilla check test-debug test-vanilla hz-matrix insn-count series build-each clean distclean"
 
 setup:
 	@scripts/setup.sh
@@ -59,6 +59,17 @@ test-vanilla: setup
 
 bench: setup
 	@scripts/bench.sh $(HZ)
+
+# The HZ-dependent tests on vanilla and patched at HZ=100, 250 and 1000
+# (six builds the first time): results/hz-matrix.md
+hz-matrix: setup
+	@scripts/hz-matrix.sh
+
+# Guest instructions per IO, vanilla vs patched, counted by a QEMU TCG
+# plugin (scripts/insn-count.sh): results/insn-count.md
+insn-count: setup
+	@scripts/insn-count.sh
+	@cp build/out/insn-count/report.md results/insn-count.md
 
 # The series as git format-patch files with a cover letter, in out/series
 series: setup

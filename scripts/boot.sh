@@ -19,6 +19,9 @@
 # warning is printed, and the guest is booted again, up to BOOT_TRIES
 # times. A splat of any other kind, or any splat once the guest is up, is
 # never retried.
+#
+# BOOT_QEMU_OPTS: extra QEMU options (vng --qemu-opts), e.g. a TCG plugin;
+# BOOT_APPEND: extra kernel command line.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -51,7 +54,8 @@ while :; do
 	start=$(date +%s)
 	timeout -k 10 "$BOOT_TIMEOUT" vng -v --run "$IMAGE" $accel_opt \
 		--cpus "$CPUS" --memory "$MEM" --rwdir "$OUTDIR" \
-		--append "null_blk.nr_devices=0" \
+		--append "null_blk.nr_devices=0${BOOT_APPEND:+ $BOOT_APPEND}" \
+		${BOOT_QEMU_OPTS:+--qemu-opts "$BOOT_QEMU_OPTS"} \
 		--exec "$cmd" </dev/null 2>"$OUTDIR/console.log" |
 		tee "$OUTDIR/guest.log"
 	rc=${PIPESTATUS[0]}

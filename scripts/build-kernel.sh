@@ -79,6 +79,7 @@ fi
 secs=$(( $(date +%s) - start ))
 cp "$OBJ/arch/x86/boot/bzImage" "$OUT/bzImage"
 cp "$OBJ/.config" "$OUT/config"
+cp "$OBJ/System.map" "$OBJ/block/blk-throttle.o" "$OUT/" # symbols, for insn-count.sh
 git -C "$LINUX" log -1 --format='%H %s' >"$OUT/commit"
 echo "$secs" >"$OUT/build-seconds"
 hits=$(ccache -s 2>/dev/null | awk '/Hits:/ {print $2 "/" $4; exit}')

@@ -5,6 +5,8 @@
 # boot, then runs the installed blk-throttle kselftests.
 #
 #   guest-test.sh KSELFTEST_DIR OUTDIR
+#
+# TESTS, if set, names the tests to run (default: all of them).
 set -u
 KSFT=${1:?}
 OUT=${2:?}
@@ -14,7 +16,11 @@ dmesg >"$OUT/dmesg-boot.log"
 
 # run_kselftest.sh writes only its per-test logs, into OUT
 cd "$KSFT" || exit 1
-./run_kselftest.sh -p "$OUT/kselftest" 2>&1 | tee "$OUT/kselftest.ktap"
+only=()
+for t in ${TESTS:-}; do
+	only+=(-t "blk-throttle:$t")
+done
+./run_kselftest.sh -p "$OUT/kselftest" "${only[@]}" 2>&1 | tee "$OUT/kselftest.ktap"
 rc=${PIPESTATUS[0]}
 dmesg >"$OUT/dmesg.log"
 exit "$rc"

@@ -7,6 +7,9 @@
 # if any test failed or the guest misbehaved.
 #
 #   run-tests.sh [VARIANT [HZ]]    (default: patched 1000)
+#
+# TESTS="tail_latency.sh regressions.sh" runs only those kselftests;
+# BLK_THROTTLE_RUNTIME=N sets the seconds of each fio run in them.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -31,7 +34,13 @@ t1=$(date +%s)
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-"$TOP/scripts/boot.sh" "$image" "$OUT" "$TOP/scripts/guest-test.sh" "$KSFT" "$OUT"
+# the guest starts with a clean environment: hand these over
+genv=(env)
+[ -n "${TESTS:-}" ] && genv+=("TESTS=$TESTS")
+[ -n "${BLK_THROTTLE_RUNTIME:-}" ] &&
+	genv+=("BLK_THROTTLE_RUNTIME=$BLK_THROTTLE_RUNTIME")
+"$TOP/scripts/boot.sh" "$image" "$OUT" "${genv[@]}" \
+	"$TOP/scripts/guest-test.sh" "$KSFT" "$OUT"
 guest_rc=$?
 t2=$(date +%s)
 

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Instructions per IO from insn-count.sh's runs, as markdown.
+
+    insn-report.py NAME=DIR...      (e.g. vanilla=build/out/insn-count/vanilla)
+
+Each DIR holds the plugin's dump (counts), guest-insn.sh's list of
+measured windows (windows) and, if the image's symbols were known, its
+System.map and blk-throttle.o. Per workload, what the run of 2N IOs cost
+over the run of N, divided by the bios the cgroup counted in between, is
+the cost per IO: in all (user and kernel), in the kernel, and in the
+functions of block/blk-throttle.c. Then, per workload, the functions
+whose cost per IO differs most between the first and the last variant
+named (or, if not both have symbols, each one's costliest functions).
+Each DIR has its name: the same variant's runs can be compared, too.
+
+Functions are found by TB start address: a TB ends at every branch, so
+all of its instructions are those of the function it starts in.
+"""
+import bisect
+import collections
+import json
+import os
+import subprocess
+import sys
+
+TEXT_TYPES = set('tTwW')
+
+
+def read_windows(d):
+    """{(limit, engine): {round: [(n, window, bios), ...]}} from DIR/windows"""
+    runs = collections.defaultdict(lambda: collections.defaultdict(list))
+    with open(os.path.join(d, 'windows')) as f:
+        for line in f:
+            k, limit, engine, rnd, n, bios = line.split()
+            runs[(limit, engine)][int(rnd)].append((int(n), int(k), int(bios)))
+    return runs
+
+
+def read_counts(d, wanted):
+    """{window: (total, {addr: count})} for the windows in WANTED"""
+    windows, cur = {}, None
+    with open(os.path.join(d, 'counts')) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == 'mark':
+                k = int(w[1])
+                cur = None
+                if k in wanted:
+                    cur = windows[k] = (int(w[3]), {})
+            elif w[0] == 'total':
+                cur = None          # the whole run's dump: not needed
+            elif cur is not None:
+                cur[1][int(w[0], 16)] = int(w[1])
+    missing = wanted - windows.keys()
+    if missing:
+        sys.exit(f'{d}/counts lacks windows {sorted(missing)}: '
+                 'did the guest finish?')
+    return windows
+
+
+class Symbols:
+    """Kernel text symbols of one image, and which are blk-throttle.c's"""
+
+    def __init__(self, d):
+        syms = []
+        with open(os.path.join(d, 'System.map')) as f:
+            for line in f:
+                a, t, name = line.split()[:3]
+                if t in TEXT_TYPES:
+                    syms.append((int(a, 16), name))
+        syms.sort()
+        self.addrs = [a for a, _ in syms]
+        self.names = [n for _, n in syms]
+        self.count = collections.Counter(self.names)
+
+        # blk-throttle.o's functions, by name. A static name may recur
+        # in other files: take the unique ones' addresses, then of a
+        # repeated name the copy within their span (one object's .text
+        # is linked in one piece).
+        nm = subprocess.run(['nm', os.path.join(d, 'blk-throttle.o')],
+                            capture_output=True, text=True, check=True)
+        names = {w[2] for w in (l.split() for l in nm.stdout.splitlines())
+                 if len(w) == 3 and w[1] in TEXT_TYPES}
+        where = collections.defaultdict(list)
+        for a, n in syms:
+            if n in names:
+                where[n].append(a)
+        unique = [a[0] for a in where.values() if len(a) == 1]
+        lo, hi = min(unique), max(unique)
+        self.throtl = set(unique)
+        for a in where.values():
+            if len(a) > 1:
+                self.throtl.update(x for x in a if lo <= x <= hi)
+
+    def func(self, addr):
+        """start address of the function ADDR is in"""
+        i = bisect.bisect_right(self.addrs, addr) - 1
+        return self.addrs[i] if i >= 0 else 0
+
+    def name(self, start):
+        i = bisect.bisect_left(self.addrs, start)
+        n = self.names[i] if i < len(self.addrs) and self.addrs[i] == start else '?'
+        # a static name several files use: its copies are counted
+        # together (by name, across variants), so mark it
+        return n + ('*' if self.count[n] > 1 else '')
+
+
+class Variant:
+    def __init__(self, name, d):
+        self.name = name
+        self.dir = d
+        runs = read_windows(d)
+        wanted = {k for r in runs.values() for pair in r.values()
+                  for _, k, _ in pair}
+        counts = read_counts(d, wanted)
+        has_map = os.path.exists(os.path.join(d, 'System.map'))
+        self.syms = Symbols(d) if has_map else None
+        self.throtl_names = set()
+        if self.syms:
+            self.throtl_names = {self.syms.name(f) for f in self.syms.throtl}
+        self.work = {}
+        for key, r in runs.items():
+            rounds = [self.per_io(counts, sorted(pair)) for pair in r.values()]
+            # the mean over the rounds, and how far apart they are
+            w = {m: sum(x[m] for x in rounds) / len(rounds)
+                 for m in ('all', 'kernel', 'throtl') if m in rounds[0]}
+            w['spread'] = {m: max(x[m] for x in rounds) - min(x[m] for x in rounds)
+                           for m in w}
+            w['rounds'] = len(rounds)
+            w['bios'] = rounds[0]['bios']
+            w['n'] = rounds[0]['n']
+            if self.syms:
+                w['fn'] = collections.Counter()
+                for x in rounds:
+                    for f, c in x['fn'].items():
+                        w['fn'][f] += c / len(rounds)
+            self.work[key] = w
+
+    def per_io(self, counts, pair):
+        """cost per IO from one round's runs of N and 2N IOs"""
+        (n1, k1, b1), (n2, k2, b2) = pair
+        bios = b2 - b1
+        (t1, c1), (t2, c2) = counts[k1], counts[k2]
+        delta = {a: c2.get(a, 0) - c1.get(a, 0) for a in c1.keys() | c2.keys()}
+        x = {'bios': bios, 'n': (n1, n2),
+             'all': (t2 - t1) / bios,
+             'kernel': sum(delta.values()) / bios}
+        if self.syms:
+            per = collections.Counter()
+            for a, c in delta.items():
+                per[self.syms.func(a)] += c
+            x['throtl'] = sum(c for f, c in per.items()
+                              if f in self.syms.throtl) / bios
+            x['fn'] = collections.Counter()
+            for f, c in per.items():
+                x['fn'][self.syms.name(f)] += c / bios
+        return x
+
+
+def fmt(w, m):
+    """mean over the rounds, +- half the range they span"""
+    if m not in w:
+        return '-'
+    if w['rounds'] < 2:
+        return f'{w[m]:,.0f}'
+    return f'{w[m]:,.0f} ±{w["spread"][m] / 2:,.0f}'
+
+
+def pct(a, b):
+    if a is None or b is None or not a:
+        return ''
+    return f'{100 * (b - a) / a:+.1f}%'
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    vs = [Variant(*arg.split('=', 1)) for arg in sys.argv[1:]]
+    order = [(l, e) for e in ('psync', 'libaio')
+             for l in ('nolimit', 'highlimit', 'throttled')]
+    keys = [k for k in order if all(k in v.work for v in vs)]
+    label = {'psync': 'psync QD1', 'libaio': 'libaio QD32'}
+    a, b = vs[0], vs[-1]
+    two = len(vs) > 1
+
+    n1, n2 = a.work[keys[0]]['n']
+    print('### Guest instructions per IO\n')
+    print(f'QEMU TCG plugin count (scripts/insn-count.sh), one vCPU, '
+          f'-icount shift=0, nohz=off. Per IO = (run of {n2} IOs - run of {n1}) / '
+          'bios the cgroup counted in between; 4 KiB random direct reads '
+          'of null_blk. "all" counts user and kernel; blk-throttle.c is '
+          'the functions of block/blk-throttle.o. Mean of '
+          f'{a.work[keys[0]]["rounds"]} rounds (pairs of runs) ± half '
+          'their range; "change" is between the means.\n')
+    cols = ['workload', 'bios']
+    for m in ('all', 'kernel', 'blk-throttle.c'):
+        cols += [f'{m} {v.name}' for v in vs] + ([f'{m} change'] if two else [])
+    print('| ' + ' | '.join(cols) + ' |')
+    print('|' + '---|' * len(cols))
+    for k in keys:
+        row = [f'{label[k[1]]} {k[0]}',
+               '/'.join(sorted({str(v.work[k]['bios']) for v in vs}))]
+        for m in ('all', 'kernel', 'throtl'):
+            x = [v.work[k].get(m) for v in vs]
+            row += [fmt(v.work[k], m) for v in vs] + \
+                ([pct(x[0], x[-1])] if two else [])
+        print('| ' + ' | '.join(row) + ' |')
+
+    print('\n### Far-above limits over no limit, per IO (highlimit - nolimit)\n')
+    print('| engine | variant | all | kernel | blk-throttle.c |')
+    print('|---|---|---|---|---|')
+    for e in ('psync', 'libaio'):
+        for v in vs:
+            hi, no = v.work.get(('highlimit', e)), v.work.get(('nolimit', e))
+            if not hi or not no:
+                continue
+            d = [hi[m] - no[m] if m in hi else None
+                 for m in ('all', 'kernel', 'throtl')]
+            print(f'| {label[e]} | {v.name} | ' +
+                  ' | '.join('-' if x is None else f'{x:+,.0f}' for x in d) + ' |')
+
+    # Whether the throttled bios waited: the mean rate alone cannot tell
+    # a group whose every bio waits from one let through in bursts.
+    print('\n### How the throttled bios were paced (fio, round 1, '
+          f'{n2} IOs; guest time under -icount, 1 instruction = 1 ns)\n')
+    print('| workload | variant | IOPS | clat p50 | clat p99 | clat max |')
+    print('|---|---|---|---|---|---|')
+    for e in ('psync', 'libaio'):
+        for v in vs:
+            f = os.path.join(v.dir, f'throttled-{e}-r1-{n2}.json')
+            if not os.path.exists(f):
+                continue
+            with open(f) as fd:
+                rd = json.load(fd)['jobs'][0]['read']
+            pc = rd['clat_ns']['percentile']
+            us = [pc['50.000000'] / 1000, pc['99.000000'] / 1000,
+                  rd['clat_ns']['max'] / 1000]
+            print(f'| {label[e]} throttled | {v.name} | {rd["iops"]:,.0f} | ' +
+                  ' | '.join(f'{x:,.0f} us' for x in us) + ' |')
+
+    mapped = [v for v in vs if v.syms]
+    nomap = [v.name for v in vs if not v.syms]
+    if nomap:
+        print(f'\nNo System.map for {", ".join(nomap)}: no functions '
+              '(rebuild with scripts/build-kernel.sh, which now keeps it).')
+    if two and a.syms and b.syms:
+        print(f'\n### Functions whose cost per IO differs most, '
+              f'{a.name} -> {b.name}\n')
+        print('`*`: a static name several files use, summed over them; '
+              '(bt): in blk-throttle.c.\n')
+        for k in keys:
+            fa, fb = a.work[k]['fn'], b.work[k]['fn']
+            top = [f for f in sorted(fa.keys() | fb.keys(),
+                                     key=lambda f: -abs(fb[f] - fa[f]))[:10]
+                   if abs(fb[f] - fa[f]) >= 0.5]
+            print(f'**{label[k[1]]} {k[0]}**\n')
+            print(f'| function | {a.name} | {b.name} | change |')
+            print('|---|---|---|---|')
+            for f in top:
+                bt = ' (bt)' if f in a.throtl_names | b.throtl_names else ''
+                print(f'| {f}{bt} | {fa[f]:,.1f} | {fb[f]:,.1f} | '
+                      f'{fb[f] - fa[f]:+,.1f} |')
+            print()
+    else:
+        for v in mapped:
+            print(f'\n### Costliest functions per IO, {v.name}\n')
+            print('`*`: a static name several files use, summed over them; '
+                  '(bt): in blk-throttle.c.\n')
+            for k in keys:
+                fn = v.work[k]['fn']
+                print(f'**{label[k[1]]} {k[0]}**\n')
+                print('| function | per IO |')
+                print('|---|---|')
+                for f, c in fn.most_common(10):
+                    bt = ' (bt)' if f in v.throtl_names else ''
+                    print(f'| {f}{bt} | {c:,.1f} |')
+                print()
+
+    for v in mapped:
+        print(f'\n### blk-throttle.c functions per IO, {v.name}\n')
+        names = sorted({f for k in keys for f, c in v.work[k]['fn'].items()
+                        if f in v.throtl_names and abs(c) >= 0.05})
+        print('| function | ' + ' | '.join(f'{label[k[1]]} {k[0]}' for k in keys) + ' |')
+        print('|' + '---|' * (len(keys) + 1))
+        for f in names:
+            print(f'| {f} | ' + ' | '.join(f'{v.work[k]["fn"][f]:,.1f}'
+                                           for k in keys) + ' |')
+
+
+if __name__ == '__main__':
+    main()

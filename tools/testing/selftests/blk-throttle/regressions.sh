@@ -1,0 +1,246 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Old blk-throttle bugs must stay fixed. These are the scenarios of the
+# throtl group of blktests, rewritten as kselftest cases, each judged the
+# way blktests judges it: the time a dd takes, rounded to whole seconds,
+# must be the number blktests expects. A pacing change can break them
+# easily; each case names the fix it guards.
+#
+# The time is dd's own, from its first IO to its last, without the
+# start-up of its process, which on a debug kernel under emulation can
+# take half a second. Whole seconds are a coarse check on purpose: the
+# exact figures are printed, and pacing.sh holds the tighter bounds.
+
+DIR="$(dirname "$(readlink -f "$0")")"
+. "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/blk_throttle_lib.sh"
+
+ktap_print_header
+bt_require
+if [ -n "${BLK_THROTTLE_TEST_DEV:-}" ]; then
+	# these cases write to the device, reformat it and power it off
+	ktap_skip_all "needs a null_blk device of its own"
+	exit "$KSFT_SKIP"
+fi
+BT_MEMORY_BACKED=1
+bt_setup_dev
+ktap_set_plan 16
+
+QUEUE=/sys/block/$BT_NAME/queue
+PAGE_KB=$(($(getconf PAGESIZE) / 1024))
+CG=$(bt_cgroup throtl)
+ERR=$BT_OUTDIR/$BT_NAME-dd.err
+
+limit() {
+	echo "$BT_MAJMIN $*" >"$CG/io.max"
+}
+
+unlimit() {
+	limit rbps=max wbps=max riops=max wiops=max
+}
+
+# dd_secs FILE - the copy time dd reported in FILE (its stderr), in
+# whole seconds as blktests rounds them and in ms
+dd_secs() {
+	awk '/copied/ { for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i - 1) }
+	     END { printf "%.0f %.0f\n", s, s * 1000 }' "$1"
+}
+
+# dd_in_cg read|write BS COUNT OUT [DEST] - direct IO on the device (or
+# DEST) from inside the test cgroup; dd's report goes to OUT
+dd_in_cg() {
+	local dev=${5:-$BT_DEV}
+
+	if [ "$1" = read ]; then
+		"${BT_IN_CGROUP[@]}" "$CG" dd if="$dev" of=/dev/null \
+			bs="$2" count="$3" iflag=direct 2>"$4"
+	else
+		"${BT_IN_CGROUP[@]}" "$CG" dd if=/dev/zero of="$dev" \
+			bs="$2" count="$3" oflag=direct 2>"$4"
+	fi
+}
+
+# expect_secs WANT DESC read|write BS COUNT - time dd_in_cg, compare
+expect_secs() {
+	local want=$1 desc=$2 got ms
+
+	shift 2
+	dd_in_cg "$@" "$ERR"
+	read -r got ms < <(dd_secs "$ERR")
+	ktap_test_result "$desc: ${got} s, blktests expects ${want} (${ms} ms)" \
+		[ "$got" = "$want" ]
+}
+
+# throtl/001: 1 MiB in 4 KiB IOs at 1 MiB/s or 256 IOPS takes 1 s, each
+# direction and each kind of limit
+for rw in write read; do
+	r=${rw:0:1}
+	limit "${r}bps=1048576"
+	expect_secs 1 "basic: 256 x 4 KiB ${rw}s at ${r}bps=1MiB/s" "$rw" 4k 256
+	unlimit
+	limit "${r}iops=256"
+	expect_secs 1 "basic: 256 x 4 KiB ${rw}s at ${r}iops=256" "$rw" 4k 256
+	unlimit
+done
+
+# throtl/002, 003: a 1 MiB bio split into 256 page-sized bios is charged
+# 256 IOs against an iops limit ("block: throttle split bio in case of
+# iops limit") but its bytes only once against a bps limit
+# ("block-throttle: avoid double charge"): 1 s either way
+max_kb=$(cat "$QUEUE/max_sectors_kb")
+echo "$PAGE_KB" >"$QUEUE/max_sectors_kb"
+for rw in write read; do
+	r=${rw:0:1}
+	limit "${r}iops=256"
+	expect_secs 1 "split: 1 MiB ${rw} in ${PAGE_KB} KiB pieces at ${r}iops=256" \
+		"$rw" 1M 1
+	unlimit
+	limit "${r}bps=1048576"
+	expect_secs 1 "split: 1 MiB ${rw} in ${PAGE_KB} KiB pieces at ${r}bps=1MiB/s" \
+		"$rw" 1M 1
+	unlimit
+done
+
+# throtl/007: two 1 MiB writers split into pages, at wbps=1MiB/s, end
+# 1 s and 2 s after both were started; an iops limit far above changes
+# nothing ("blk-throttle: Prevents the bps restricted io from entering
+# the bps queue again"). Here the time counts from the start of both,
+# not from each dd's first IO: a dd that starts late must not look fast.
+for extra in "" " wiops=1000000"; do
+	limit "wbps=1048576$extra"
+	t=$BT_OUTDIR/$BT_NAME-two
+	t0=$EPOCHREALTIME
+	for i in 1 2; do
+		{ dd_in_cg write 1M 1 "$t.$i.err" "$BT_DEV"; echo "$EPOCHREALTIME" >"$t.$i"; } &
+	done
+	wait
+	got=$(cat "$t.1" "$t.2" | awk -v t0="$t0" '{ print $1 - t0 }' | sort -n |
+	      awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')
+	ms=$(cat "$t.1" "$t.2" | awk -v t0="$t0" '{ print $1 - t0 }' | sort -n |
+	     awk '{ printf "%s%.0f", (NR > 1 ? ", " : ""), $1 * 1000 }')
+	rm -f "$t".*
+	unlimit
+	desc="two split 1 MiB writers at wbps=1MiB/s$extra: $got s,"
+	ktap_test_result "$desc blktests expects 1 2 ($ms ms)" \
+		eval '[ "$got" = "1 2" ]'
+done
+echo "$max_kb" >"$QUEUE/max_sectors_kb"
+
+# throtl/005: one 1 MiB write at 512 KiB/s, its limit lowered to
+# 256 KiB/s 0.9 s into it: it keeps what it waited for and ends after
+# 3 s ("blk-throttle: fix io hung due to configuration updates"). The
+# 0.9 s count from when dd runs, not from when its process was started.
+limit wbps=524288
+(
+	echo "$BASHPID" >"$CG/cgroup.procs"
+	sleep 0.1
+	exec dd if=/dev/zero of="$BT_DEV" bs=1M count=1 oflag=direct 2>"$ERR"
+) &
+pid=$!
+for _ in $(seq 200); do
+	read -r comm <"/proc/$pid/comm" 2>/dev/null
+	[ "$comm" = dd ] && break
+	sleep 0.01
+done
+sleep 0.9
+limit wbps=262144
+wait "$pid"
+unlimit
+read -r got ms < <(dd_secs "$ERR")
+desc="1 MiB write, wbps lowered from 512 to 256 KiB/s while it waits:"
+ktap_test_result "$desc ${got} s, blktests expects 3 (${ms} ms)" \
+	[ "$got" = 3 ]
+
+# throtl/008: blk-iocost beside blk-throttle, its vrate pinned at 100%
+# and a linear model of 100 read and 10 write IOPS: fio at QD64 gets
+# 90-110 and 8-12 IOPS
+ROOT=$BT_CGROOT
+if [ -w "$ROOT/io.cost.qos" ]; then
+	echo "$BT_MAJMIN enable=1 min=100.00 max=100.00" >"$ROOT/io.cost.qos"
+	model="rbps=0 rseqiops=100 rrandiops=100 wbps=0 wseqiops=10 wrandiops=10"
+	echo "$BT_MAJMIN ctrl=user model=linear $model" >"$ROOT/io.cost.model"
+	for rw in read write; do
+		case $rw in read) lo=90 hi=110 ;; write) lo=8 hi=12 ;; esac
+		out=$BT_OUTDIR/$BT_NAME-iocost-$rw.json
+		bt_fio "$CG" "$out" --name=iocost --filename="$BT_DEV" \
+			--rw=rand$rw --bs=4k --direct=1 --ioengine=libaio \
+			--iodepth=64 --time_based --runtime=10
+		eval "$(bt_stats "$out")"
+		ktap_test_result "iocost: rand$rw at the model's ${lo}-${hi} IOPS ($iops)" \
+			eval 'at_most $lo "$iops" && at_most "$iops" $hi'
+	done
+	echo "$BT_MAJMIN enable=0" >"$ROOT/io.cost.qos"
+	echo "$BT_MAJMIN ctrl=auto" >"$ROOT/io.cost.model"
+else
+	ktap_test_skip "iocost: rand read (no io.cost.qos: CONFIG_BLK_CGROUP_IOCOST)"
+	ktap_test_skip "iocost: rand write (no io.cost.qos: CONFIG_BLK_CGROUP_IOCOST)"
+fi
+
+# throtl/006: metadata IO is not queued behind throttled data ("blk-throttle:
+# support prioritized processing of metadata"). ext4 with its journal
+# thread in the group: while a 4 MiB write waits at wbps=1MiB/s, a mkdir,
+# touch and sync take no longer than they do with no write waiting, and
+# under a second more (blktests: 0 s, start-up included); the write
+# takes 4 s.
+MNT=$BT_OUTDIR/$BT_NAME-mnt
+t=$BT_OUTDIR/$BT_NAME-meta
+# meta N - create a directory and a file in it, sync; print the ms taken
+meta() {
+	local t0=$EPOCHREALTIME
+
+	mkdir "$MNT/d$1" && touch "$MNT/d$1/1" && sync "$MNT/d$1"
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
+}
+if command -v mkfs.ext4 >/dev/null; then
+	mkdir -p "$MNT"
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 -F "$BT_DEV" &&
+		mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount ext4 on $BT_DEV"
+	# the journal thread's name is cut to 15 characters: jbd2/blkthrtest
+	jbd2=$(pgrep "^jbd2/${BT_NAME:0:10}")
+	[ -n "$jbd2" ] && echo "$jbd2" >"$CG/cgroup.procs"
+	echo "$BASHPID" >"$CG/cgroup.procs"
+	alone=$(meta 0)
+	limit wbps=1048576
+	dd if=/dev/zero of="$MNT/test.img" bs=4M count=1 oflag=direct \
+		conv=fdatasync 2>"$ERR" &
+	pid=$!
+	sleep 2
+	behind=$(meta 1)
+	wait "$pid"
+	unlimit
+	echo "$BASHPID" >"$BT_CGROOT/cgroup.procs"
+	[ -n "$jbd2" ] && echo "$jbd2" >"$BT_CGROOT/cgroup.procs"
+	umount "$MNT"
+	rmdir "$MNT"
+	desc="mkdir, touch, sync behind a throttled write:"
+	ktap_test_result "$desc ${behind} ms, ${alone} ms alone" \
+		at_most "$behind" $((alone + 1000))
+	read -r got ms < <(dd_secs "$ERR")
+	ktap_test_result "4 MiB write at wbps=1MiB/s on ext4: $got s, blktests expects 4 ($ms ms)" \
+		[ "$got" = 4 ]
+else
+	ktap_test_skip "metadata IO behind a throttled write (no mkfs.ext4)"
+	ktap_test_skip "4 MiB write at wbps=1MiB/s on ext4 (no mkfs.ext4)"
+fi
+
+# throtl/004: the disk goes away while a 10 MiB write waits at 1 MiB/s:
+# the write fails with EIO at once instead of hanging ("blk-throttle: fix
+# UAF by deleteing timer in blk_throtl_exit()", "block: cancel all
+# throttled bios in del_gendisk()"). Last: the device is gone after it.
+limit wbps=1048576
+dd_in_cg write 10M 1 "$ERR" &
+pid=$!
+sleep 0.6
+echo 0 >"$BT_NULLB/power"
+wait "$pid"
+read -r got ms < <(dd_secs "$ERR")
+eio=no
+grep -q 'Input/output error' "$ERR" && eio=yes
+ktap_print_msg "dd said: $(tr '\n' ' ' <"$ERR")"
+desc="disk removed under a throttled 10 MiB write: EIO $eio, $got s,"
+ktap_test_result "$desc blktests expects EIO and 1 ($ms ms)" \
+	eval '[ "$eio" = yes ] && [ "$got" = 1 ]'
+rm -f "$ERR"
+
+ktap_finished
