@@ -26,35 +26,4 @@ for hz in $HZS; do
 	done
 done
 
-# One line per test case: ok or not, for each kernel run so far
-python3 - "$RESULTS" <<'PY' | tee "$RESULTS/../hz-matrix.md"
-import os, re, sys
-res = sys.argv[1]
-hzs = sorted({re.sub(r"\D", "", f.split("-")[1]) for f in os.listdir(res)
-              if f.endswith(".txt")}, key=int)
-cells, names = {}, []
-for hz in hzs:
-    for v in ("vanilla", "patched"):
-        path = os.path.join(res, "%s-hz%s.txt" % (v, hz))
-        if not os.path.exists(path):
-            continue
-        for line in open(path):
-            m = re.match(r"\s+\[(PASSED|FAILED|SKIPPED)\] (.*)", line)
-            if not m or m.group(2).startswith(("blk-throttle", "selftests")):
-                continue
-            # the case's name, without the figures it printed
-            name = re.split(r":? [0-9(]", m.group(2), 1)[0]
-            if name not in names:
-                names.append(name)
-            cells[(name, v, hz)] = m.group(1).lower()
-cols = ["%s %s" % (v, hz) for hz in hzs for v in ("vanilla", "patched")]
-print("# HZ matrix: vanilla and patched at each tick rate\n")
-print("Regenerate with `make hz-matrix`; each run's figures are in "
-      "`results/hz-matrix/`.\n")
-print("| case | " + " | ".join("HZ=%s vanilla | HZ=%s patched" % (h, h)
-                                for h in hzs) + " |")
-print("|---|" + "---|" * len(cols))
-for n in names:
-    print("| %s | " % n + " | ".join(
-        cells.get((n, v, h), "-") for h in hzs for v in ("vanilla", "patched")) + " |")
-PY
+python3 "$TOP/scripts/hz-matrix.py" "$RESULTS" | tee "$TOP/results/hz-matrix.md"

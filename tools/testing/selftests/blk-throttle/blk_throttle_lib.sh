@@ -13,6 +13,8 @@
 #                                   BLK_THROTTLE_OUTDIR (default /tmp)
 
 BT_DIR="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
+# numbers with a decimal point, in what dd prints and awk reads
+export LC_ALL=C
 BT_RUNTIME=${BLK_THROTTLE_RUNTIME:-20}
 BT_OUTDIR=${BLK_THROTTLE_OUTDIR:-/tmp}
 BT_NAME="blkthrtest$$"
@@ -149,6 +151,33 @@ bt_iostat() {
 bt_drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# bt_ms_since T0 - milliseconds since $EPOCHREALTIME was T0
+bt_ms_since() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
+}
+
+# bt_dd_time FILE - the copy time dd reported in FILE (its stderr): from
+# its first IO to its last, without the start-up of its process, which
+# on a debug kernel under emulation can take half a second. Printed in
+# whole seconds, rounded as blktests rounds them, and in ms.
+bt_dd_time() {
+	awk '/copied/ { for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i - 1) }
+	     END { printf "%.0f %.0f\n", s, s * 1000 }' "$1"
+}
+
+# bt_wait_exec PID COMM - wait up to 2 s for process PID to run COMM (to
+# count a wait from when a command runs, not from when it was started)
+bt_wait_exec() {
+	local comm
+
+	for _ in $(seq 200); do
+		read -r comm <"/proc/$1/comm" 2>/dev/null
+		[ "$comm" = "$2" ] && return 0
+		sleep 0.01
+	done
+	return 1
 }
 
 # bt_paced IOS SIZE LIMIT - the rate of IOS IOs of SIZE each (1 for IOPS,

@@ -18,21 +18,6 @@ ktap_print_header
 bt_require
 bt_setup_dev
 ktap_set_plan 6
-# dd's report, parsed below, in a decimal point
-export LC_ALL=C
-
-# ms_since T0 - milliseconds since $EPOCHREALTIME was T0
-ms_since() {
-	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
-}
-
-# dd_ms FILE - the copy time in ms that dd reported in FILE (its stderr):
-# the time from its first read to its last, without its start-up, which
-# on a debug kernel under emulation can take half a second
-dd_ms() {
-	awk '/copied/ { for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i - 1) }
-	     END { printf "%.0f", s * 1000 }' "$1"
-}
 
 # 1, 2: back-to-back 4 KiB direct reads under rbps=1 MiB/s: one every
 # 3.9 ms. The rate holds within 1%, p99 is at most ideal + 10 ms.
@@ -59,7 +44,7 @@ echo "$BT_MAJMIN rbps=262144" >"$CG/io.max"
 err=$BT_OUTDIR/$BT_NAME-dd.err
 "${BT_IN_CGROUP[@]}" "$CG" \
 	dd if="$BT_DEV" of=/dev/null bs=1M count=1 iflag=direct 2>"$err"
-ms=$(dd_ms "$err")
+read -r _ ms < <(bt_dd_time "$err")
 ktap_print_msg "1 MiB bio under rbps=256KiB/s: ${ms} ms"
 ktap_test_result "1 MiB bio at 256 KiB/s completes in 4 s +-10% (${ms} ms)" \
 	eval 'at_most 3600 "$ms" && at_most "$ms" 4400'
@@ -107,17 +92,12 @@ echo "$BT_MAJMIN wbps=max rbps=524288" >"$CG/io.max"
 	dd if="$BT_DEV" of=/dev/null bs=1M count=1 iflag=direct 2>"$err" &
 pid=$!
 # the second counts from when dd runs, not from when it was started
-comm=
-for _ in $(seq 200); do
-	read -r comm <"/proc/$pid/comm" 2>/dev/null
-	[ "$comm" = dd ] && break
-	sleep 0.01
-done
+bt_wait_exec "$pid" dd
 t0=$EPOCHREALTIME
 sleep 1
 echo "$BT_MAJMIN rbps=262144" >"$CG/io.max"
 # waited before the change, in ms
-before=$(ms_since "$t0")
+before=$(bt_ms_since "$t0")
 for _ in $(seq 100); do
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.1
@@ -129,7 +109,7 @@ if kill -0 "$pid" 2>/dev/null; then
 	ktap_test_skip "limit lowered: completion time"
 else
 	wait "$pid"
-	ms=$(dd_ms "$err")
+	read -r _ ms < <(bt_dd_time "$err")
 	# 51.2 KiB of bucket and $before ms at 512 KiB/s are paid; the rest
 	# of the 1 MiB goes at 256 KiB/s: 3800 - $before ms in all
 	want=$((3800 - before))

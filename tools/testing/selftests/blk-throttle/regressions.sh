@@ -40,23 +40,14 @@ unlimit() {
 	limit rbps=max wbps=max riops=max wiops=max
 }
 
-# dd_secs FILE - the copy time dd reported in FILE (its stderr), in
-# whole seconds as blktests rounds them and in ms
-dd_secs() {
-	awk '/copied/ { for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i - 1) }
-	     END { printf "%.0f %.0f\n", s, s * 1000 }' "$1"
-}
-
-# dd_in_cg read|write BS COUNT OUT [DEST] - direct IO on the device (or
-# DEST) from inside the test cgroup; dd's report goes to OUT
+# dd_in_cg read|write BS COUNT OUT - direct IO on the device from inside
+# the test cgroup; dd's report goes to OUT
 dd_in_cg() {
-	local dev=${5:-$BT_DEV}
-
 	if [ "$1" = read ]; then
-		"${BT_IN_CGROUP[@]}" "$CG" dd if="$dev" of=/dev/null \
+		"${BT_IN_CGROUP[@]}" "$CG" dd if="$BT_DEV" of=/dev/null \
 			bs="$2" count="$3" iflag=direct 2>"$4"
 	else
-		"${BT_IN_CGROUP[@]}" "$CG" dd if=/dev/zero of="$dev" \
+		"${BT_IN_CGROUP[@]}" "$CG" dd if=/dev/zero of="$BT_DEV" \
 			bs="$2" count="$3" oflag=direct 2>"$4"
 	fi
 }
@@ -67,7 +58,7 @@ expect_secs() {
 
 	shift 2
 	dd_in_cg "$@" "$ERR"
-	read -r got ms < <(dd_secs "$ERR")
+	read -r got ms < <(bt_dd_time "$ERR")
 	ktap_test_result "$desc: ${got} s, blktests expects ${want} (${ms} ms)" \
 		[ "$got" = "$want" ]
 }
@@ -112,17 +103,15 @@ for extra in "" " wiops=1000000"; do
 	t=$BT_OUTDIR/$BT_NAME-two
 	t0=$EPOCHREALTIME
 	for i in 1 2; do
-		{ dd_in_cg write 1M 1 "$t.$i.err" "$BT_DEV"; echo "$EPOCHREALTIME" >"$t.$i"; } &
+		{ dd_in_cg write 1M 1 "$t.$i.err"; bt_ms_since "$t0" >"$t.$i"; } &
 	done
 	wait
-	got=$(cat "$t.1" "$t.2" | awk -v t0="$t0" '{ print $1 - t0 }' | sort -n |
-	      awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')
-	ms=$(cat "$t.1" "$t.2" | awk -v t0="$t0" '{ print $1 - t0 }' | sort -n |
-	     awk '{ printf "%s%.0f", (NR > 1 ? ", " : ""), $1 * 1000 }')
+	ms=$(sort -n "$t.1" "$t.2" | paste -sd ' ')
+	got=$(echo "$ms" | awk '{ printf "%.0f %.0f", $1 / 1000, $2 / 1000 }')
 	rm -f "$t".*
 	unlimit
 	desc="two split 1 MiB writers at wbps=1MiB/s$extra: $got s,"
-	ktap_test_result "$desc blktests expects 1 2 ($ms ms)" \
+	ktap_test_result "$desc blktests expects 1 2 (${ms/ /, } ms)" \
 		eval '[ "$got" = "1 2" ]'
 done
 echo "$max_kb" >"$QUEUE/max_sectors_kb"
@@ -138,16 +127,12 @@ limit wbps=524288
 	exec dd if=/dev/zero of="$BT_DEV" bs=1M count=1 oflag=direct 2>"$ERR"
 ) &
 pid=$!
-for _ in $(seq 200); do
-	read -r comm <"/proc/$pid/comm" 2>/dev/null
-	[ "$comm" = dd ] && break
-	sleep 0.01
-done
+bt_wait_exec "$pid" dd
 sleep 0.9
 limit wbps=262144
 wait "$pid"
 unlimit
-read -r got ms < <(dd_secs "$ERR")
+read -r got ms < <(bt_dd_time "$ERR")
 desc="1 MiB write, wbps lowered from 512 to 256 KiB/s while it waits:"
 ktap_test_result "$desc ${got} s, blktests expects 3 (${ms} ms)" \
 	[ "$got" = 3 ]
@@ -155,11 +140,10 @@ ktap_test_result "$desc ${got} s, blktests expects 3 (${ms} ms)" \
 # throtl/008: blk-iocost beside blk-throttle, its vrate pinned at 100%
 # and a linear model of 100 read and 10 write IOPS: fio at QD64 gets
 # 90-110 and 8-12 IOPS
-ROOT=$BT_CGROOT
-if [ -w "$ROOT/io.cost.qos" ]; then
-	echo "$BT_MAJMIN enable=1 min=100.00 max=100.00" >"$ROOT/io.cost.qos"
+if [ -w "$BT_CGROOT/io.cost.qos" ]; then
+	echo "$BT_MAJMIN enable=1 min=100.00 max=100.00" >"$BT_CGROOT/io.cost.qos"
 	model="rbps=0 rseqiops=100 rrandiops=100 wbps=0 wseqiops=10 wrandiops=10"
-	echo "$BT_MAJMIN ctrl=user model=linear $model" >"$ROOT/io.cost.model"
+	echo "$BT_MAJMIN ctrl=user model=linear $model" >"$BT_CGROOT/io.cost.model"
 	for rw in read write; do
 		case $rw in read) lo=90 hi=110 ;; write) lo=8 hi=12 ;; esac
 		out=$BT_OUTDIR/$BT_NAME-iocost-$rw.json
@@ -170,8 +154,8 @@ if [ -w "$ROOT/io.cost.qos" ]; then
 		ktap_test_result "iocost: rand$rw at the model's ${lo}-${hi} IOPS ($iops)" \
 			eval 'at_most $lo "$iops" && at_most "$iops" $hi'
 	done
-	echo "$BT_MAJMIN enable=0" >"$ROOT/io.cost.qos"
-	echo "$BT_MAJMIN ctrl=auto" >"$ROOT/io.cost.model"
+	echo "$BT_MAJMIN enable=0" >"$BT_CGROOT/io.cost.qos"
+	echo "$BT_MAJMIN ctrl=auto" >"$BT_CGROOT/io.cost.model"
 else
 	ktap_test_skip "iocost: rand read (no io.cost.qos: CONFIG_BLK_CGROUP_IOCOST)"
 	ktap_test_skip "iocost: rand write (no io.cost.qos: CONFIG_BLK_CGROUP_IOCOST)"
@@ -184,13 +168,12 @@ fi
 # under a second more (blktests: 0 s, start-up included); the write
 # takes 4 s.
 MNT=$BT_OUTDIR/$BT_NAME-mnt
-t=$BT_OUTDIR/$BT_NAME-meta
 # meta N - create a directory and a file in it, sync; print the ms taken
 meta() {
 	local t0=$EPOCHREALTIME
 
 	mkdir "$MNT/d$1" && touch "$MNT/d$1/1" && sync "$MNT/d$1"
-	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
+	bt_ms_since "$t0"
 }
 if command -v mkfs.ext4 >/dev/null; then
 	mkdir -p "$MNT"
@@ -216,7 +199,7 @@ if command -v mkfs.ext4 >/dev/null; then
 	desc="mkdir, touch, sync behind a throttled write:"
 	ktap_test_result "$desc ${behind} ms, ${alone} ms alone" \
 		at_most "$behind" $((alone + 1000))
-	read -r got ms < <(dd_secs "$ERR")
+	read -r got ms < <(bt_dd_time "$ERR")
 	ktap_test_result "4 MiB write at wbps=1MiB/s on ext4: $got s, blktests expects 4 ($ms ms)" \
 		[ "$got" = 4 ]
 else
@@ -234,7 +217,7 @@ pid=$!
 sleep 0.6
 echo 0 >"$BT_NULLB/power"
 wait "$pid"
-read -r got ms < <(dd_secs "$ERR")
+read -r got ms < <(bt_dd_time "$ERR")
 eio=no
 grep -q 'Input/output error' "$ERR" && eio=yes
 ktap_print_msg "dd said: $(tr '\n' ' ' <"$ERR")"
