@@ -65,9 +65,11 @@ bench: setup
 hz-matrix: setup
 	@scripts/hz-matrix.sh
 
-# Guest instructions per IO, vanilla vs patched, counted by a QEMU TCG
-# plugin (scripts/insn-count.sh): results/insn-count.md
+# Guest instructions per IO counted by a QEMU TCG plugin on vanilla, on
+# the series with a jiffies clock (bench/jiffies-clock.patch) and on the
+# series (scripts/insn-count.sh): results/insn-count.md
 insn-count: setup
+	@for v in vanilla jiffies patched; do scripts/build-kernel.sh $$v 1000 >/dev/null || exit 1; done
 	@scripts/insn-count.sh
 	@cp build/out/insn-count/report.md results/insn-count.md
 

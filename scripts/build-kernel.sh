@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build a guest kernel: VARIANT (vanilla or patched) at HZ (1000, 250 or
+# Build a guest kernel: VARIANT (vanilla, patched or jiffies, see
+# prepare-tree.sh) at HZ (1000, 250 or
 # 100), optionally with the debug config (DEBUG=1). One object directory
 # per HZ/config serves both variants, so switching between them rebuilds
 # only what differs, and ccache makes a rebuild of the same source cheap.
@@ -14,7 +15,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-VARIANT=${1:?usage: build-kernel.sh vanilla|patched [HZ]}
+VARIANT=${1:?usage: build-kernel.sh vanilla|patched|jiffies [HZ]}
 HZ=${2:-${HZ:-1000}}
 DEBUG=${DEBUG:-0}
 flavour=hz$HZ
@@ -27,9 +28,9 @@ case $HZ in 100|250|300|1000) ;; *) die "HZ must be 100, 250, 300 or 1000" ;; es
 "$TOP/scripts/prepare-tree.sh" "$VARIANT"
 
 # Fragments, in order: the guest base, what every variant needs, the
-# symbols the series adds (patched only), the HZ choice, debug options.
+# symbols the series adds (not on vanilla), the HZ choice, debug options.
 frags=("$TOP/kconfig/base.config" "$TOP/kconfig/blk-throttle.config")
-[ "$VARIANT" = patched ] && [ -f "$TOP/kconfig/series.config" ] &&
+[ "$VARIANT" != vanilla ] && [ -f "$TOP/kconfig/series.config" ] &&
 	frags+=("$TOP/kconfig/series.config")
 hzfrag=$BUILD/hz$HZ.config
 printf 'CONFIG_HZ_%s=y\n' "$HZ" >"$hzfrag"

@@ -10,6 +10,10 @@
 #   highlimit   riops=100000000 rbps=100000000000, far above the load
 #   throttled   riops=2000, far below what the guest can do: held to
 #               2000 IOPS (how: see the report's pacing table)
+#   paced       riops=500: 2 ms a bio, whole jiffies at HZ=1000 and 500,
+#               so that each bio waits for a timer of its own whatever
+#               the throttle's clock (at riops=2000 a jiffies clock lets
+#               bios go in pairs)
 #
 # and each engine (psync QD1, libaio QD32), fio runs N IOs and 2N IOs,
 # ROUNDS times: what a 2N run costs over an N run is the cost of N IOs,
@@ -67,7 +71,7 @@ measure() {
 	echo "$1 $2 round $3: $4 IOs asked, $((after - before)) bios"
 }
 
-for limit in nolimit highlimit throttled; do
+for limit in nolimit highlimit throttled paced; do
 	# a fresh null_blk disk per limit, so that "nolimit" is a disk on
 	# which no group ever had a limit
 	BT_NAME=insn-$limit
@@ -76,6 +80,7 @@ for limit in nolimit highlimit throttled; do
 	case $limit in
 	highlimit) echo "$BT_MAJMIN riops=100000000 rbps=100000000000" >"$cg/io.max" ;;
 	throttled) echo "$BT_MAJMIN riops=2000" >"$cg/io.max" ;;
+	paced) echo "$BT_MAJMIN riops=500" >"$cg/io.max" ;;
 	esac
 	# udev probes the new disk, then its idle workers exit after 3 s:
 	# let all of that happen before, not during, the measured runs

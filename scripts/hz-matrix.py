@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The HZ matrix table: one row per test case, one column per kernel run.
 
+Then the seed scenario's latencies and the achieved rates at riops=37
+and 333, as tail_latency.sh printed them, per run.
+
 Reads the run summaries hz-matrix.sh keeps (results/hz-matrix/VARIANT-hzN.txt,
 as run-tests.sh writes them) and prints markdown. A case is known by its
 test and its place in that test's plan, which is the same on every kernel;
@@ -35,12 +38,35 @@ def cases(path):
     return out
 
 
+SEED = re.compile(r"# riops=100 for \d+s: iops=([\d.]+) .*p99=([\d.]+)us "
+                  r"p99\.9=([\d.]+)us max=([\d.]+)us")
+RATE = re.compile(r"\[\w+\] riops=(37|333) holds within 1% \(([\d.]+) IOPS, "
+                  r"([\d.]+) after the first burst")
+
+
+def figures(path):
+    """the seed scenario's IOPS, p99, p99.9, max (ms), the two rates"""
+    out = {}
+    for line in open(path):
+        m = SEED.search(line)
+        if m:
+            v = [float(x) for x in m.groups()]
+            out["seed"] = [v[0]] + [x / 1000 for x in v[1:]]
+        m = RATE.search(line)
+        if m:
+            out[m.group(1)] = float(m.group(3))
+    return out
+
+
 def main(res):
     runs = {}
+    figs = {}
     for f in os.listdir(res):
         m = re.match(r"(vanilla|patched)-hz(\d+)\.txt$", f)
         if m:
-            runs[(int(m.group(2)), m.group(1))] = cases(os.path.join(res, f))
+            key = (int(m.group(2)), m.group(1))
+            runs[key] = cases(os.path.join(res, f))
+            figs[key] = figures(os.path.join(res, f))
     cols = sorted(runs, key=lambda k: (k[0], k[1] != "vanilla"))
     rows = []
     for r in runs.values():
@@ -55,6 +81,21 @@ def main(res):
         name = next(r[k][0] for r in runs.values() if k in r)
         print("| %s | %s | " % (k[0], name) + " | ".join(
             runs[c][k][1] if k in runs[c] else "-" for c in cols) + " |")
+
+    print("\n## Figures from tail_latency.sh\n")
+    print("The seed scenario (riops=100, 4 KiB random direct reads, 4 ms "
+          "think time; ideal: every read waits 6 ms), and the IOPS of a "
+          "back-to-back reader at riops=37 and 333 after its first burst "
+          "(the test's 1% check).\n")
+    print("| kernel | seed IOPS | p99 | p99.9 | max | riops=37 | riops=333 |")
+    print("|---|---|---|---|---|---|---|")
+    for c in cols:
+        f = figs[c]
+        seed = f.get("seed")
+        cells = ["%.1f" % seed[0]] + ["%.2f ms" % x for x in seed[1:]] \
+            if seed else ["-"] * 4
+        cells += ["%.3f" % f[r] if r in f else "-" for r in ("37", "333")]
+        print("| HZ=%d %s | " % c + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@
 #   insn-count.sh [N]      N IOs per short run (default 30000), 2N per long
 #
 # ROUNDS (default 2) pairs of runs per workload, their spread shown.
-# VARIANTS (default "vanilla patched"), HZ (default 1000) pick the images
+# VARIANTS (default "vanilla jiffies patched"), HZ (default 1000) pick the images
 # build/images/VARIANT-hzHZ/bzImage. Results: build/out/insn-count/VARIANT/
 # (or INSN_OUT/VARIANT), the table also in INSN_OUT/report.md.
 #
@@ -34,7 +34,7 @@ set -eu
 N=${1:-30000}
 ROUNDS=${ROUNDS:-2}
 HZ=${HZ:-1000}
-VARIANTS=${VARIANTS:-vanilla patched}
+VARIANTS=${VARIANTS:-vanilla jiffies patched}
 INSN_OUT=${INSN_OUT:-$BUILD/out/insn-count}
 OBJ=$BUILD/obj/hz$HZ
 

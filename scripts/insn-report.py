@@ -178,11 +178,12 @@ def main():
         sys.exit(__doc__)
     vs = [Variant(*arg.split('=', 1)) for arg in sys.argv[1:]]
     order = [(l, e) for e in ('psync', 'libaio')
-             for l in ('nolimit', 'highlimit', 'throttled')]
+             for l in ('nolimit', 'highlimit', 'throttled', 'paced')]
     keys = [k for k in order if all(k in v.work for v in vs)]
     label = {'psync': 'psync QD1', 'libaio': 'libaio QD32'}
     a, b = vs[0], vs[-1]
-    two = len(vs) > 1
+    # each variant against the last one named
+    pairs = [(v, b) for v in vs[:-1]]
 
     n1, n2 = a.work[keys[0]]['n']
     print('### Guest instructions per IO\n')
@@ -192,19 +193,19 @@ def main():
           'of null_blk. "all" counts user and kernel; blk-throttle.c is '
           'the functions of block/blk-throttle.o. Mean of '
           f'{a.work[keys[0]]["rounds"]} rounds (pairs of runs) ± half '
-          'their range; "change" is between the means.\n')
+          'their range; "X→Y" is the change from X\'s mean to Y\'s.\n')
     cols = ['workload', 'bios']
     for m in ('all', 'kernel', 'blk-throttle.c'):
-        cols += [f'{m} {v.name}' for v in vs] + ([f'{m} change'] if two else [])
+        cols += [f'{m} {v.name}' for v in vs] + \
+            [f'{m} {x.name}→{y.name}' for x, y in pairs]
     print('| ' + ' | '.join(cols) + ' |')
     print('|' + '---|' * len(cols))
     for k in keys:
         row = [f'{label[k[1]]} {k[0]}',
                '/'.join(sorted({str(v.work[k]['bios']) for v in vs}))]
         for m in ('all', 'kernel', 'throtl'):
-            x = [v.work[k].get(m) for v in vs]
             row += [fmt(v.work[k], m) for v in vs] + \
-                ([pct(x[0], x[-1])] if two else [])
+                [pct(x.work[k].get(m), y.work[k].get(m)) for x, y in pairs]
         print('| ' + ' | '.join(row) + ' |')
 
     print('\n### Far-above limits over no limit, per IO (highlimit - nolimit)\n')
@@ -226,9 +227,10 @@ def main():
           f'{n2} IOs; guest time under -icount, 1 instruction = 1 ns)\n')
     print('| workload | variant | IOPS | clat p50 | clat p99 | clat max |')
     print('|---|---|---|---|---|---|')
-    for e in ('psync', 'libaio'):
+    for e, l in ((e, l) for l in ('throttled', 'paced')
+                 for e in ('psync', 'libaio')):
         for v in vs:
-            f = os.path.join(v.dir, f'throttled-{e}-r1-{n2}.json')
+            f = os.path.join(v.dir, f'{l}-{e}-r1-{n2}.json')
             if not os.path.exists(f):
                 continue
             with open(f) as fd:
@@ -236,7 +238,7 @@ def main():
             pc = rd['clat_ns']['percentile']
             us = [pc['50.000000'] / 1000, pc['99.000000'] / 1000,
                   rd['clat_ns']['max'] / 1000]
-            print(f'| {label[e]} throttled | {v.name} | {rd["iops"]:,.0f} | ' +
+            print(f'| {label[e]} {l} | {v.name} | {rd["iops"]:,.0f} | ' +
                   ' | '.join(f'{x:,.0f} us' for x in us) + ' |')
 
     mapped = [v for v in vs if v.syms]
@@ -244,7 +246,8 @@ def main():
     if nomap:
         print(f'\nNo System.map for {", ".join(nomap)}: no functions '
               '(rebuild with scripts/build-kernel.sh, which now keeps it).')
-    if two and a.syms and b.syms:
+    mapped_pairs = [(x, y) for x, y in pairs if x.syms and y.syms]
+    for a, b in mapped_pairs:
         print(f'\n### Functions whose cost per IO differs most, '
               f'{a.name} -> {b.name}\n')
         print('`*`: a static name several files use, summed over them; '
@@ -262,7 +265,7 @@ def main():
                 print(f'| {f}{bt} | {fa[f]:,.1f} | {fb[f]:,.1f} | '
                       f'{fb[f] - fa[f]:+,.1f} |')
             print()
-    else:
+    if not mapped_pairs:
         for v in mapped:
             print(f'\n### Costliest functions per IO, {v.name}\n')
             print('`*`: a static name several files use, summed over them; '

@@ -14,7 +14,11 @@
 # every commit builds on its own. New files no line names go into a last commit named
 # "overlay", which "make series" refuses to export.
 #
-# Usage: prepare-tree.sh [vanilla|patched]  (checks out that variant)
+# The variant "jiffies" is the series with bench/jiffies-clock.patch on
+# top: its token buckets on a jiffies clock and timer_list, the kernel
+# that insn-count.sh compares the series' hrtimer with. Never exported.
+#
+# Usage: prepare-tree.sh [vanilla|patched|jiffies]  (checks out that variant)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -104,7 +108,27 @@ if [ "$(cat "$LINUX/.git/patched-stamp" 2>/dev/null)" != "$stamp" ] ||
 fi
 
 want=patched
-[ "$VARIANT" = vanilla ] && want=base
+case $VARIANT in
+vanilla) want=base ;;
+patched) ;;
+jiffies)
+	want=jiffies
+	jpatch=$TOP/bench/jiffies-clock.patch
+	jstamp=$(cat "$LINUX/.git/patched-stamp" "$jpatch" | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$LINUX/.git/jiffies-stamp" 2>/dev/null)" != "$jstamp" ] ||
+	   ! g rev-parse -q --verify jiffies >/dev/null; then
+		g checkout -q -f -B jiffies patched
+		g clean -q -fdx -e /.git
+		if ! g am -q "$jpatch" >"$LOGS/git-am.log" 2>&1; then
+			cat "$LOGS/git-am.log" >&2
+			g am --abort 2>/dev/null || true
+			die "bench/jiffies-clock.patch does not apply on the series"
+		fi
+		echo "$jstamp" >"$LINUX/.git/jiffies-stamp"
+	fi
+	;;
+*) die "usage: prepare-tree.sh [vanilla|patched|jiffies]" ;;
+esac
 if [ "$(g rev-parse HEAD)" != "$(g rev-parse "$want^{commit}")" ]; then
 	g checkout -q -f "$want"
 	g clean -q -fdx -e /.git
