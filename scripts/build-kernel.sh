@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build a guest kernel: VARIANT (vanilla, patched or jiffies, see
-# prepare-tree.sh) at HZ (1000, 250 or
-# 100), optionally with the debug config (DEBUG=1). One object directory
-# per HZ/config serves both variants, so switching between them rebuilds
-# only what differs, and ccache makes a rebuild of the same source cheap.
+# prepare-tree.sh) at HZ (1000, 250 or 100), optionally with the debug
+# config (DEBUG=1). One object directory per HZ/config serves every
+# variant, so switching between them rebuilds only what differs, and
+# ccache makes a rebuild of the same source cheap.
 #
 # The config is tinyconfig plus kconfig/*.config; every symbol the
 # fragments ask for is checked after olddefconfig. The image lands in

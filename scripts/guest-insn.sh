@@ -10,9 +10,9 @@
 #   highlimit   riops=100000000 rbps=100000000000, far above the load
 #   throttled   riops=2000, far below what the guest can do: held to
 #               2000 IOPS (how: see the report's pacing table)
-#   paced       riops=500: 2 ms a bio, whole jiffies at HZ=1000 and 500,
-#               so that each bio waits for a timer of its own whatever
-#               the throttle's clock (at riops=2000 a jiffies clock lets
+#   paced       riops=500: 2 ms a bio, two jiffies at HZ=1000, so that
+#               each bio waits for a timer of its own whatever the
+#               throttle's clock (at riops=2000 a jiffies clock lets
 #               bios go in pairs)
 #
 # and each engine (psync QD1, libaio QD32), fio runs N IOs and 2N IOs,

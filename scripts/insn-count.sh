@@ -3,23 +3,21 @@
 #
 # Guest instructions per IO, counted, not timed: TCG has no PMU, so a
 # QEMU plugin (insn-count.c) counts every instruction the guest executes,
-# per kernel translation block. Boots each variant's already built image
-# (no build here) with one vCPU, runs guest-insn.sh's fio runs between
-# markers (insn-mark.c), and prints insn-report.py's table: instructions
+# per kernel translation block. Builds each variant (build-kernel.sh,
+# incremental), boots it with one vCPU, runs guest-insn.sh's fio runs
+# between markers (insn-mark.c), and prints insn-report.py's table: instructions
 # per IO in all, in the kernel, in block/blk-throttle.c, and the
 # functions whose cost per IO differs most between the variants.
 #
 #   insn-count.sh [N]      N IOs per short run (default 30000), 2N per long
 #
 # ROUNDS (default 2) pairs of runs per workload, their spread shown.
-# VARIANTS (default "vanilla jiffies patched"), HZ (default 1000) pick the images
-# build/images/VARIANT-hzHZ/bzImage. Results: build/out/insn-count/VARIANT/
+# VARIANTS (default "vanilla jiffies patched", see prepare-tree.sh) and
+# HZ (default 1000) pick the kernels. Results: build/out/insn-count/VARIANT/
 # (or INSN_OUT/VARIANT), the table also in INSN_OUT/report.md.
 #
 # Functions are named from the image's System.map and the blk-throttle.o
-# it was built from: build-kernel.sh keeps both next to bzImage; an image
-# built before it did uses build/obj/hzHZ's if that holds the same
-# bzImage, else its report has totals only (rebuild it to get them).
+# it was built from, which build-kernel.sh keeps next to bzImage.
 #
 # The guest runs with -icount shift=0,sleep=off: its clock advances one
 # ns per instruction and jumps over idle time, so timers fire after so
@@ -36,7 +34,6 @@ ROUNDS=${ROUNDS:-2}
 HZ=${HZ:-1000}
 VARIANTS=${VARIANTS:-vanilla jiffies patched}
 INSN_OUT=${INSN_OUT:-$BUILD/out/insn-count}
-OBJ=$BUILD/obj/hz$HZ
 
 # No glib: the plugin declares the API it uses and keeps its own table.
 say "building the plugin and the marker"
@@ -48,20 +45,13 @@ gcc -O2 -static -o "$BUILD/insn-mark" "$TOP/scripts/insn-mark.c"
 mkdir -p "$INSN_OUT"
 dirs=()
 for v in $VARIANTS; do
-	img=$IMAGES/$v-hz$HZ
-	[ -f "$img/bzImage" ] || die "no image $img/bzImage (scripts/build-kernel.sh $v $HZ)"
+	img=$(dirname "$("$TOP/scripts/build-kernel.sh" "$v" "$HZ")") || exit 1
 	out=$INSN_OUT/$v
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp "$img/commit" "$out/"
 	# a copy of the symbols, so that a later build cannot change them
-	if [ -f "$img/System.map" ] && [ -f "$img/blk-throttle.o" ]; then
-		cp "$img/System.map" "$img/blk-throttle.o" "$out/"
-	elif cmp -s "$OBJ/arch/x86/boot/bzImage" "$img/bzImage"; then
-		cp "$OBJ/System.map" "$OBJ/block/blk-throttle.o" "$out/"
-	else
-		warn "no System.map for $v-hz$HZ: totals only; rebuild it (scripts/build-kernel.sh $v $HZ) to name functions"
-	fi
+	cp "$img/System.map" "$img/blk-throttle.o" "$out/"
 	ACCEL=tcg GUEST_CPUS=1 GUEST_MEM=1G BOOT_APPEND=${INSN_APPEND-nohz=off} \
 	BOOT_QEMU_OPTS="-icount shift=0,sleep=off -plugin $BUILD/insn-count.so,out=$out/counts" \
 		"$TOP/scripts/boot.sh" "$img/bzImage" "$out" \

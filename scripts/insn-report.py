@@ -19,6 +19,7 @@ all of its instructions are those of the function it starts in.
 """
 import bisect
 import collections
+import itertools
 import json
 import os
 import subprocess
@@ -227,8 +228,7 @@ def main():
           f'{n2} IOs; guest time under -icount, 1 instruction = 1 ns)\n')
     print('| workload | variant | IOPS | clat p50 | clat p99 | clat max |')
     print('|---|---|---|---|---|---|')
-    for e, l in ((e, l) for l in ('throttled', 'paced')
-                 for e in ('psync', 'libaio')):
+    for l, e in itertools.product(('throttled', 'paced'), ('psync', 'libaio')):
         for v in vs:
             f = os.path.join(v.dir, f'{l}-{e}-r1-{n2}.json')
             if not os.path.exists(f):
@@ -247,21 +247,21 @@ def main():
         print(f'\nNo System.map for {", ".join(nomap)}: no functions '
               '(rebuild with scripts/build-kernel.sh, which now keeps it).')
     mapped_pairs = [(x, y) for x, y in pairs if x.syms and y.syms]
-    for a, b in mapped_pairs:
+    for x, y in mapped_pairs:
         print(f'\n### Functions whose cost per IO differs most, '
-              f'{a.name} -> {b.name}\n')
+              f'{x.name} -> {y.name}\n')
         print('`*`: a static name several files use, summed over them; '
               '(bt): in blk-throttle.c.\n')
         for k in keys:
-            fa, fb = a.work[k]['fn'], b.work[k]['fn']
+            fa, fb = x.work[k]['fn'], y.work[k]['fn']
             top = [f for f in sorted(fa.keys() | fb.keys(),
                                      key=lambda f: -abs(fb[f] - fa[f]))[:10]
                    if abs(fb[f] - fa[f]) >= 0.5]
             print(f'**{label[k[1]]} {k[0]}**\n')
-            print(f'| function | {a.name} | {b.name} | change |')
+            print(f'| function | {x.name} | {y.name} | change |')
             print('|---|---|---|---|')
             for f in top:
-                bt = ' (bt)' if f in a.throtl_names | b.throtl_names else ''
+                bt = ' (bt)' if f in x.throtl_names | y.throtl_names else ''
                 print(f'| {f}{bt} | {fa[f]:,.1f} | {fb[f]:,.1f} | '
                       f'{fb[f] - fa[f]:+,.1f} |')
             print()

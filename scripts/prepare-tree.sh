@@ -34,6 +34,14 @@ harness_commit() {
 	GIT_AUTHOR_NAME="$GIT_COMMITTER_NAME" GIT_AUTHOR_EMAIL="$GIT_COMMITTER_EMAIL" \
 		g commit -q "$@"
 }
+# am PATCH WHY - git am PATCH onto HEAD, or die with git's reasons and WHY
+am() {
+	if ! g am -q --whitespace=nowarn "$1" >"$LOGS/git-am.log" 2>&1; then
+		cat "$LOGS/git-am.log" >&2
+		g am --abort 2>/dev/null || true
+		die "$2"
+	fi
+}
 
 if [ "$(cat "$LINUX/.git/base-version" 2>/dev/null)" != "$VERSION" ]; then
 	say "unpacking Linux $VERSION into $LINUX (about a minute)"
@@ -77,11 +85,7 @@ if [ "$(cat "$LINUX/.git/patched-stamp" 2>/dev/null)" != "$stamp" ] ||
 		while read -r patch paths; do
 			case $patch in ''|'#'*) continue ;; esac
 			[ -f "$TOP/patches/$patch" ] || die "patches/series names $patch, which does not exist"
-			if ! g am -q --whitespace=nowarn "$TOP/patches/$patch" >"$LOGS/git-am.log" 2>&1; then
-				cat "$LOGS/git-am.log" >&2
-				g am --abort 2>/dev/null || true
-				die "patch $patch does not apply to $(lock package) $VERSION"
-			fi
+			am "$TOP/patches/$patch" "patch $patch does not apply to $(lock package) $VERSION"
 			for p in $paths; do
 				[ -f "$TOP/$p" ] || die "patches/series: $patch adds $p, which is not in the repository"
 				mkdir -p "$LINUX/$(dirname "$p")"
@@ -119,11 +123,7 @@ jiffies)
 	   ! g rev-parse -q --verify jiffies >/dev/null; then
 		g checkout -q -f -B jiffies patched
 		g clean -q -fdx -e /.git
-		if ! g am -q "$jpatch" >"$LOGS/git-am.log" 2>&1; then
-			cat "$LOGS/git-am.log" >&2
-			g am --abort 2>/dev/null || true
-			die "bench/jiffies-clock.patch does not apply on the series"
-		fi
+		am "$jpatch" "bench/jiffies-clock.patch does not apply on the series"
 		echo "$jstamp" >"$LINUX/.git/jiffies-stamp"
 	fi
 	;;
