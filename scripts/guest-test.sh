@@ -20,7 +20,25 @@ only=()
 for t in ${TESTS:-}; do
 	only+=(-t "blk-throttle:$t")
 done
-./run_kselftest.sh -p "$OUT/kselftest" "${only[@]}" 2>&1 | tee "$OUT/kselftest.ktap"
+# show_failures - pass the runner's lines through, and after a test that
+# failed, its own lines: a log that keeps only the lines around a failure
+# still tells which check failed, and with what figures
+show_failures() {
+	local line t
+
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case $line in
+		"not ok "*" selftests: blk-throttle: "*)
+			t=${line#*blk-throttle: }
+			cat "$OUT/kselftest/${t%% *}"
+			;;
+		esac
+	done
+}
+
+./run_kselftest.sh -p "$OUT/kselftest" "${only[@]}" 2>&1 |
+	tee "$OUT/kselftest.ktap" | show_failures
 rc=${PIPESTATUS[0]}
 dmesg >"$OUT/dmesg.log"
 exit "$rc"
