@@ -232,9 +232,13 @@ fi
 # the write fails with EIO at once instead of hanging ("blk-throttle: fix
 # UAF by deleteing timer in blk_throtl_exit()", "block: cancel all
 # throttled bios in del_gendisk()"). Last: the device is gone after it.
+# The 0.6 s count from when dd runs, as blktests' do: it times dd from
+# the shell, this test by dd's own clock, which starts after the exec.
 limit wbps=1048576
-dd_in_cg write 10M 1 "$ERR" &
+"${BT_IN_CGROUP[@]}" "$CG" dd if=/dev/zero of="$BT_DEV" bs=10M count=1 \
+	oflag=direct 2>"$ERR" &
 pid=$!
+bt_wait_exec "$pid" dd
 sleep 0.6
 echo 0 >"$BT_NULLB/power"
 wait "$pid"
