@@ -54,9 +54,9 @@ limited_read() {
 		"burst), $ios reads, clat p50=${p50_us}us p99=${p99_us}us" \
 		"p99.9=${p999_us}us p99.99=${p9999_us}us max=${max_us}us" \
 		"stdev=${stdev_us}us"
-	ktap_test_result "$name: rate within 2% of $kib KiB/s ($paced)" \
+	bt_timed_result "$name: rate within 2% of $kib KiB/s ($paced)" \
 		within_pct "$paced" "$kib" 2
-	ktap_test_result \
+	bt_timed_result \
 		"$name: slowest 0.1% of reads ${p999_us}us <= ${max_ms}ms" \
 		at_most "$p999_us" $((max_ms * 1000))
 }

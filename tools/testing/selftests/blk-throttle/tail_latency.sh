@@ -38,9 +38,9 @@ ktap_print_msg "riops=$RIOPS for ${BT_RUNTIME}s: iops=$iops clat p50=${p50_us}us
 	"stdev=${stdev_us}us"
 
 paced=$(bt_paced "$ios" 1 "$RIOPS")
-ktap_test_result "riops=$RIOPS holds within 1% ($iops IOPS, $paced after the first burst)" \
+bt_timed_result "riops=$RIOPS holds within 1% ($iops IOPS, $paced after the first burst)" \
 	within_pct "$paced" "$RIOPS" 1
-ktap_test_result "riops=$RIOPS is paced: p99 ${p99_us}us <= 15ms" \
+bt_timed_result "riops=$RIOPS is paced: p99 ${p99_us}us <= 15ms" \
 	at_most "$p99_us" 15000
 
 for rate in 37 333; do
@@ -54,7 +54,7 @@ for rate in 37 333; do
 	eval "$(bt_stats "$out")"
 	paced=$(bt_paced "$ios" 1 "$rate")
 	desc="$iops IOPS, $paced after the first burst; p99 ${p99_us}us"
-	ktap_test_result "riops=$rate holds within 1% ($desc)" \
+	bt_timed_result "riops=$rate holds within 1% ($desc)" \
 		within_pct "$paced" "$rate" 1
 done
 
