@@ -6,7 +6,8 @@
 #
 #   guest-test.sh KSELFTEST_DIR OUTDIR
 #
-# TESTS, if set, names the tests to run (default: all of them).
+# TESTS, if set, names the tests to run (default: all of them);
+# KSFT_OVERRIDE_TIMEOUT, if set, replaces the settings file's timeout.
 set -u
 KSFT=${1:?}
 OUT=${2:?}
@@ -16,10 +17,11 @@ dmesg >"$OUT/dmesg-boot.log"
 
 # run_kselftest.sh writes only its per-test logs, into OUT
 cd "$KSFT" || exit 1
-only=()
+args=()
 for t in ${TESTS:-}; do
-	only+=(-t "blk-throttle:$t")
+	args+=(-t "blk-throttle:$t")
 done
+[ -n "${KSFT_OVERRIDE_TIMEOUT:-}" ] && args+=(-o "$KSFT_OVERRIDE_TIMEOUT")
 # show_failures - pass the runner's lines through, and after a test that
 # failed, its own lines: a log that keeps only the lines around a failure
 # still tells which check failed, and with what figures
@@ -37,7 +39,7 @@ show_failures() {
 	done
 }
 
-./run_kselftest.sh -p "$OUT/kselftest" "${only[@]}" 2>&1 |
+./run_kselftest.sh -p "$OUT/kselftest" "${args[@]}" 2>&1 |
 	tee "$OUT/kselftest.ktap" | show_failures
 rc=${PIPESTATUS[0]}
 dmesg >"$OUT/dmesg.log"

@@ -85,7 +85,12 @@ MNT=$(mktemp -d /tmp/blkthrtest-mnt.XXXXXX)
 mkfs.ext4 -q -F "$BT_DEV" || ktap_exit_fail_msg "mkfs.ext4 $BT_DEV failed"
 mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount $BT_DEV"
 FILE=$MNT/data
-dd if=/dev/zero of="$FILE" bs=1M count=256 conv=fsync 2>/dev/null ||
+# as large as the fastest reader below reads in BT_RUNTIME (10 MiB/s and
+# its first burst), so that none of them wraps to pages already cached;
+# at most 900 MiB of the 1 GiB device
+mib=$((BT_RUNTIME * 12))
+[ "$mib" -le 900 ] || mib=900
+dd if=/dev/zero of="$FILE" bs=1M count="$mib" conv=fsync 2>/dev/null ||
 	ktap_exit_fail_msg "cannot write $FILE"
 
 # 3-6: a file in ext4, read(2) and mmap read-around (no madvise hint)
@@ -102,7 +107,7 @@ CG=$(bt_cgroup nolimit)
 out=$BT_OUTDIR/$BT_NAME-nolimit.json
 bt_drop_caches
 bt_fio "$CG" "$out" --name=nolimit --filename="$FILE" --rw=read --bs=4k \
-	--ioengine=psync --size=64M ||
+	--ioengine=psync --size=32M ||
 	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
 eval "$(bt_stats "$out")"
 ra_kib=$(cat "/sys/block/$BT_NAME/queue/read_ahead_kb")
