@@ -12,6 +12,10 @@
 # build/images/VARIANT-hzHZ[-debug]/bzImage; its path is printed on stdout.
 #
 # Usage: build-kernel.sh VARIANT [HZ]
+#
+# EXTRA_CONFIG=FILE.config adds one more fragment, for an experiment (a
+# tracer, another preemption model): objects and image are then named
+# hzHZ-FILE, apart from the others.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +24,7 @@ HZ=${2:-${HZ:-1000}}
 DEBUG=${DEBUG:-0}
 flavour=hz$HZ
 [ "$DEBUG" = 1 ] && flavour=$flavour-debug
+[ -n "${EXTRA_CONFIG:-}" ] && flavour=$flavour-$(basename "$EXTRA_CONFIG" .config)
 OBJ=$BUILD/obj/$flavour
 OUT=$IMAGES/$VARIANT-$flavour
 
@@ -39,6 +44,7 @@ for h in 100 250 300 1000; do
 done
 frags+=("$hzfrag")
 [ "$DEBUG" = 1 ] && frags+=("$TOP/kconfig/debug.config")
+[ -n "${EXTRA_CONFIG:-}" ] && frags+=("$(realpath "$EXTRA_CONFIG")")
 
 # Generate the config in a scratch directory and install it only if it
 # differs, so that an unchanged config never triggers a rebuild.
