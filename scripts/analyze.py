@@ -79,10 +79,12 @@ def overheads(res):
     return out
 
 
-def clat_ms(d, name):
-    """Every IO's completion latency in ms, from fio's latency logs."""
+def clat_ms(d, name, rnd="*"):
+    """Every IO's completion latency in ms, from fio's latency logs (of
+    round rnd, or of all rounds)."""
     vals = []
-    for path in sorted(glob.glob(os.path.join(d, name + ".r*_clat.*.log"))):
+    pattern = "%s.r%s_clat.*.log" % (name, rnd)
+    for path in sorted(glob.glob(os.path.join(d, pattern))):
         with open(path) as f:
             for line in f:
                 fields = line.split(",")

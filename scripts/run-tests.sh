@@ -37,8 +37,6 @@ mkdir -p "$OUT"
 # the guest starts with a clean environment: hand these over
 genv=(env)
 [ -n "${TESTS:-}" ] && genv+=("TESTS=$TESTS")
-[ -n "${BLK_THROTTLE_RUNTIME:-}" ] &&
-	genv+=("BLK_THROTTLE_RUNTIME=$BLK_THROTTLE_RUNTIME")
 # The debug variant (KASAN, lockdep):
 # - KSFT_MACHINE_SLOW, the kselftest convention for a kernel too slow for
 #   timing bounds: the tests report a missed bound as XFAIL (see
@@ -56,11 +54,12 @@ genv=(env)
 #   (the debug variant is there for splats, not for times).
 if [ "${DEBUG:-0}" = 1 ]; then
 	genv+=("KSFT_MACHINE_SLOW=yes" "KSFT_OVERRIDE_TIMEOUT=1200")
-	[ -n "${BLK_THROTTLE_RUNTIME:-}" ] ||
-		genv+=("BLK_THROTTLE_RUNTIME=10")
+	BLK_THROTTLE_RUNTIME=${BLK_THROTTLE_RUNTIME:-10}
 	export BOOT_APPEND="${BOOT_APPEND:+$BOOT_APPEND }no5lvl"
 	export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
 fi
+[ -n "${BLK_THROTTLE_RUNTIME:-}" ] &&
+	genv+=("BLK_THROTTLE_RUNTIME=$BLK_THROTTLE_RUNTIME")
 "$TOP/scripts/boot.sh" "$image" "$OUT" "${genv[@]}" \
 	"$TOP/scripts/guest-test.sh" "$KSFT" "$OUT"
 guest_rc=$?

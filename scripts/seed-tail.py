@@ -14,20 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools", "testing", "selftests",
                                 "blk-throttle"))
 import fio_summary  # noqa: E402
-
-
-def over(logs, limits_us):
-    """reads slower than each limit in fio clat logs (ns), or None"""
-    if not logs:
-        return [None] * len(limits_us)
-    n = [0] * len(limits_us)
-    for path in logs:
-        with open(path) as f:
-            for line in f:
-                us = int(line.split(",")[1]) / 1000
-                for i, lim in enumerate(limits_us):
-                    n[i] += us > lim
-    return n
+from analyze import clat_ms  # noqa: E402
 
 
 def main(argv):
@@ -39,12 +26,13 @@ def main(argv):
         for path in sorted(glob.glob(os.path.join(d, "seed000.r*.json"))):
             rnd = path.rsplit(".r", 1)[1].split(".")[0]
             m, _ = fio_summary.summarise(fio_summary.load(path))
-            logs = glob.glob(os.path.join(d, f"seed000.r{rnd}_clat.*.log"))
-            a, b = over(logs, (6500, 8000))
+            lat = clat_ms(d, "seed000", rnd)
+            a, b = (sum(v > lim for v in lat) if lat else "-"
+                    for lim in (6.5, 8))
             ms = [f"{m[k] / 1000:.2f} ms"
                   for k in ("p50_us", "p99_us", "p999_us", "max_us")]
             print(f"| {label} | {rnd} | {m['iops']:.2f} | " + " | ".join(ms) +
-                  f" | {'-' if a is None else a} | {'-' if b is None else b} |")
+                  f" | {a} | {b} |")
     return 0
 
 
