@@ -87,9 +87,10 @@ mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount $BT_DEV"
 FILE=$MNT/data
 # as large as the fastest reader below reads in BT_RUNTIME (10 MiB/s and
 # its first burst), so that none of them wraps to pages already cached;
-# at most 900 MiB of the 1 GiB device
+# at most 90% of the space the filesystem has free
 mib=$((BT_RUNTIME * 12))
-[ "$mib" -le 900 ] || mib=900
+free=$(df -Pm "$MNT" | awk 'NR == 2 { print int($4 * 0.9) }')
+[ "$mib" -le "$free" ] || mib=$free
 dd if=/dev/zero of="$FILE" bs=1M count="$mib" conv=fsync 2>/dev/null ||
 	ktap_exit_fail_msg "cannot write $FILE"
 
