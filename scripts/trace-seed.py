@@ -50,7 +50,7 @@ def events(path):
 def reads(evs):
     """One dict per queued read, with the time of each event on its way."""
     out, cur, reader = [], None, None
-    last = {}           # the newest timer start, expiry, work queued and run
+    last = {}           # newest timer start and expiry, work queued and run
     switched_from = {}  # cpu -> the task the newest switch there left
     for ts, cpu, comm, pid, ev, kv, text in evs:
         if ev == "sched_switch":
@@ -60,33 +60,30 @@ def reads(evs):
                kv.get("next_pid") == str(reader):
                 cur["run"] = ts
                 cur["run_after"] = prev
-                cur["run_cpu"] = cpu
                 out.append(cur)
                 cur = None
         elif ev == "throtl_bio" and comm == "fio":
             reader = pid
-            cur = {"submit": ts, "cpu": cpu}
+            cur = {"submit": ts}
         elif ev == "throtl_bio_ret" and cur and pid == reader:
             if kv.get("ret") in ("0", "0x0"):
                 cur = None          # not queued: dispatched at once
         elif ev == "hrtimer_start" and kv.get("function") == TIMER_FN:
             last["due"] = (int(kv["softexpires"]), ts)
         elif ev == "hrtimer_expire_entry" and kv.get("function") == TIMER_FN:
-            last["timer"] = (ts, comm, cpu)
+            last["timer_comm"] = comm
         elif ev == "workqueue_queue_work" and kv.get("function") == WORK_FN:
             last["queued"] = ts
         elif ev == "workqueue_execute_start" and WORK_FN in text:
-            last["worker"] = (ts, cpu)
+            last["worker"] = ts
             last["worker_after"] = switched_from.get(cpu)
         elif ev == "block_rq_issue" and cur and "issue" not in cur \
                 and "due" in last:
             if last["due"][1] < cur["submit"]:
                 continue            # not a timer of this read's
             cur["due"] = last["due"][0]
-            cur["timer"], cur["timer_comm"], _ = last["timer"]
-            cur["queued"] = last["queued"]
-            cur["worker"], cur["worker_cpu"] = last["worker"]
-            cur["worker_after"] = last["worker_after"]
+            for k in ("timer_comm", "queued", "worker", "worker_after"):
+                cur[k] = last[k]
             cur["issue"] = ts
         elif ev == "block_rq_complete" and cur and "issue" in cur \
                 and "device" not in cur:
@@ -143,6 +140,7 @@ def main(argv):
     print("%d throttled reads, %d over %.1f ms (kernel side: from "
           "__blk_throtl_bio to the reader on a CPU)\n" %
           (len(rs), len(slow), limit))
+    med = {s: pct([d[s] for d in ds], 50) for s in STEPS + ("total",)}
     print("| step | p50 | p99 | max | mean over the %d slow reads |"
           % len(slow))
     print("|---|---|---|---|---|")
@@ -150,8 +148,7 @@ def main(argv):
         v = [d[s] for d in ds]
         m = sum(d[s] for d, _ in slow) / len(slow) if slow else 0
         print("| %s | %.3f | %.3f | %.3f | %.3f |" %
-              (s, pct(v, 50), pct(v, 99), max(v), m))
-    med = {s: pct([d[s] for d in ds], 50) for s in STEPS}
+              (s, med[s], pct(v, 99), max(v), m))
     worst = [max(STEPS, key=lambda s: d[s] - med[s]) for d, _ in slow]
     print("\nThe step furthest over its median, in each slow read: " +
           ", ".join("%s %d" % (s, worst.count(s)) for s in STEPS
