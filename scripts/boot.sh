@@ -20,6 +20,10 @@
 # times. A splat of any other kind, or any splat once the guest is up, is
 # never retried.
 #
+# OUTDIR/host-steal-percent: the share of the machine's CPU time its own
+# hypervisor stole while the guest ran (/proc/stat); over 10% is warned
+# about, since the guest's timings then stall with it.
+#
 # BOOT_QEMU_OPTS: extra QEMU options (vng --qemu-opts), e.g. a TCG plugin;
 # BOOT_APPEND: extra kernel command line.
 set -u
@@ -48,10 +52,14 @@ echo "$accel" >"$OUTDIR/accel"
 # The command runs under bash in the guest, after a marker on the console.
 cmd="echo '$MARKER' >/dev/kmsg; $(printf '%q ' "$@")"
 
+# host_steal - the machine's steal time so far, in clock ticks (/proc/stat)
+host_steal() { awk '$1 == "cpu" { print $9 + 0 }' /proc/stat; }
+
 try=1
 while :; do
 	say "booting $(basename "$(dirname "$IMAGE")") ($accel, $CPUS vCPUs, $MEM), try $try: $*"
 	start=$(date +%s)
+	steal0=$(host_steal)
 	timeout -k 10 "$BOOT_TIMEOUT" vng -v --run "$IMAGE" $accel_opt \
 		--cpus "$CPUS" --memory "$MEM" --rwdir "$OUTDIR" \
 		--append "null_blk.nr_devices=0${BOOT_APPEND:+ $BOOT_APPEND}" \
@@ -59,7 +67,14 @@ while :; do
 		--exec "$cmd" </dev/null 2>"$OUTDIR/console.log" |
 		tee "$OUTDIR/guest.log"
 	rc=${PIPESTATUS[0]}
-	echo "$(( $(date +%s) - start ))" >"$OUTDIR/boot-seconds"
+	secs=$(( $(date +%s) - start ))
+	echo "$secs" >"$OUTDIR/boot-seconds"
+	# CPU time the machine's own hypervisor took from us meanwhile: the
+	# emulator's timing, and every timing check in the guest, suffer
+	steal=$(( ($(host_steal) - steal0) * 100 / ($(getconf CLK_TCK) * $(nproc) * (secs > 0 ? secs : 1)) ))
+	echo "$steal" >"$OUTDIR/host-steal-percent"
+	[ "$steal" -lt 10 ] ||
+		warn "the host lost $steal% of its CPU time to steal during this boot (/proc/stat): timings in it are suspect"
 
 	splat=$(grep -nE "$SPLAT" "$OUTDIR/console.log" | head -n 1)
 	if [ -n "$splat" ]; then
