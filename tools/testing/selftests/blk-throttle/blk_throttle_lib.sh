@@ -11,6 +11,10 @@
 #   BLK_THROTTLE_RUNTIME=N          seconds each fio run lasts (default 20)
 #   BLK_THROTTLE_KEEP=1             keep fio's JSON results in
 #                                   BLK_THROTTLE_OUTDIR (default /tmp)
+#   BLK_THROTTLE_STAT=FILE          where to read the CPU time stolen from
+#                                   this machine, a "cpu" line in the
+#                                   format of /proc/stat (default
+#                                   /proc/stat; see bt_timed_result)
 
 BT_DIR="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 # numbers with a decimal point, in what dd prints and awk reads
@@ -128,10 +132,11 @@ bt_move_procs() {
 }
 
 # bt_fio CGROUP OUT.json FIO-ARGS... - run fio inside CGROUP, JSON results
-# to OUT.json, fio's complaints to OUT.json.err
+# to OUT.json, fio's complaints to OUT.json.err; a new measurement window
 bt_fio() {
 	local cg=$1 out=$2
 	shift 2
+	bt_window
 	"${BT_IN_CGROUP[@]}" "$cg" fio --output-format=json --output="$out" \
 		"$@" >/dev/null 2>"$out.err"
 }
@@ -193,21 +198,70 @@ bt_stats() {
 	python3 "$BT_DIR/fio_summary.py" "$@"
 }
 
+# bt_steal - "STOLEN TOTAL": the clock ticks stolen from this machine's
+# CPUs by the hypervisor it runs on, and all ticks, so far (the "cpu" line
+# of BLK_THROTTLE_STAT); nothing if that cannot be read
+bt_steal() {
+	awk '$1 == "cpu" && NF >= 9 {
+		for (i = 2; i <= 9; i++)
+			t += $i
+		print $9, t
+		exit
+	}' "${BLK_THROTTLE_STAT:-/proc/stat}" 2>/dev/null
+}
+
+# bt_window - a measurement begins: bt_timed_result judges its times
+# against what was stolen from here on
+bt_window() {
+	BT_STEAL0=$(bt_steal)
+}
+bt_window
+
+# bt_stolen_pct - the percentage of CPU time stolen since bt_window, to
+# a tenth; nothing if it cannot be told
+bt_stolen_pct() {
+	local now
+
+	now=$(bt_steal)
+	[ -n "$now" ] && [ -n "$BT_STEAL0" ] || return 0
+	echo "$BT_STEAL0 $now" | awk '$4 > $2 {
+		printf "%.1f", ($3 - $1) * 100 / ($4 - $2)
+	}'
+}
+
+# The share of CPU time, in percent, stolen during a measurement above
+# which a missed bound is not judged
+BT_STEAL_MAX=1
+
 # bt_timed_result DESC CMD... - ktap_test_result for a bound on a time or
-# a rate. On a machine the runner marks slow (KSFT_MACHINE_SLOW=yes, the
-# kselftest convention; the harness sets it for its KASAN and lockdep
-# kernel) a miss is reported as XFAIL, with its figures: there the
-# kernel's own work is part of every time measured.
+# a rate, measured since the last bt_window (bt_fio opens one).
+#
+# A miss is not always the kernel's. On a machine the runner marks slow
+# (KSFT_MACHINE_SLOW=yes, the kselftest convention; the harness sets it
+# for its KASAN and lockdep kernel) a miss is reported as XFAIL, with its
+# figures: there the kernel's own work is part of every time measured.
+# In a virtual machine whose hypervisor took its CPUs away for more than
+# BT_STEAL_MAX percent of the measurement (steal time, which KVM, Xen and
+# Hyper-V guests see in /proc/stat), the guest stood still for part of
+# it, fio and the timers with it: a miss then is reported as SKIP, not
+# judged, with the share stolen. Without steal, a miss fails. A guest
+# under an emulator with no steal clock sees none; its runner can pass
+# its host's in BLK_THROTTLE_STAT.
 bt_timed_result() {
-	local desc=$1
+	local desc=$1 stolen
 
 	shift
 	if "$@"; then
 		ktap_test_pass "$desc"
-	elif [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
+		return
+	fi
+	stolen=$(bt_stolen_pct)
+	if [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
 		ktap_test_xfail "$desc (KSFT_MACHINE_SLOW)"
+	elif [ -n "$stolen" ] && ! at_most "$stolen" "$BT_STEAL_MAX"; then
+		ktap_test_skip "$desc: not judged, $stolen% of the CPU time was stolen meanwhile"
 	else
-		ktap_test_fail "$desc"
+		ktap_test_fail "$desc${stolen:+ ($stolen% stolen)}"
 	fi
 }
 

@@ -12,7 +12,9 @@
 # take half a second. Whole seconds are a coarse check on purpose: the
 # exact figures are printed, and pacing.sh holds the tighter bounds. On
 # a machine marked slow (KSFT_MACHINE_SLOW=yes) a time that misses is an
-# XFAIL; an IO error, a hang or a splat is a failure everywhere.
+# XFAIL, and in a virtual machine that lost its CPUs to steal meanwhile a
+# SKIP (see bt_timed_result); an IO error, a hang or a splat is a failure
+# everywhere.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -59,6 +61,7 @@ expect_secs() {
 	local want=$1 desc=$2 got ms
 
 	shift 2
+	bt_window
 	dd_in_cg "$@" "$ERR"
 	read -r got ms < <(bt_dd_time "$ERR")
 	bt_timed_result "$desc: ${got} s, blktests expects ${want} (${ms} ms)" \
@@ -104,6 +107,7 @@ done
 for extra in "" " wiops=1000000"; do
 	limit "wbps=1048576$extra"
 	t=$BT_OUTDIR/$BT_NAME-two
+	bt_window
 	t0=$EPOCHREALTIME
 	for i in 1 2; do
 		{ dd_in_cg write 1M 1 "$t.$i.err"; bt_ms_since "$t0" >"$t.$i"; } &
@@ -131,6 +135,7 @@ echo "$max_kb" >"$QUEUE/max_sectors_kb"
 # 3 s ("blk-throttle: fix io hung due to configuration updates"). The
 # 0.9 s count from when dd runs, not from when its process was started.
 limit wbps=524288
+bt_window
 (
 	echo "$BASHPID" >"$CG/cgroup.procs"
 	sleep 0.1
@@ -195,6 +200,7 @@ if command -v mkfs.ext4 >/dev/null; then
 	jbd2=$(pgrep "^jbd2/${BT_NAME:0:10}")
 	[ -n "$jbd2" ] && echo "$jbd2" >"$CG/cgroup.procs"
 	echo "$BASHPID" >"$CG/cgroup.procs"
+	bt_window
 	alone=$(meta 0)
 	dd if=/dev/zero of="$MNT/free.img" bs=4M count=1 oflag=direct \
 		conv=fdatasync 2>"$ERR"
@@ -235,6 +241,7 @@ fi
 # The 0.6 s count from when dd runs, as blktests' do: it times dd from
 # the shell, this test by dd's own clock, which starts after the exec.
 limit wbps=1048576
+bt_window
 "${BT_IN_CGROUP[@]}" "$CG" dd if=/dev/zero of="$BT_DEV" bs=10M count=1 \
 	oflag=direct 2>"$ERR" &
 pid=$!
