@@ -56,8 +56,11 @@ echo "$accel" >"$OUTDIR/accel"
 # The command runs under bash in the guest, after a marker on the console.
 cmd="echo '$MARKER' >/dev/kmsg; $(printf '%q ' "$@")"
 
-# host_steal - the machine's steal time so far, in clock ticks (/proc/stat)
-host_steal() { awk '$1 == "cpu" { print $9 + 0 }' /proc/stat; }
+# host_steal - the machine's stolen and total CPU time so far, in clock
+# ticks ("cpu" in /proc/stat; the same share the kselftests compute)
+host_steal() {
+	awk '$1 == "cpu" { for (i = 2; i <= 9; i++) t += $i; print $9, t }' /proc/stat
+}
 
 # share_host_stat - keep OUTDIR/host-stat fresh until killed; each copy
 # is whole (renamed into place), never a half-written line
@@ -93,7 +96,8 @@ while :; do
 	echo "$secs" >"$OUTDIR/boot-seconds"
 	# CPU time the machine's own hypervisor took from us meanwhile: the
 	# emulator's timing, and every timing check in the guest, suffer
-	steal=$(( ($(host_steal) - steal0) * 100 / ($(getconf CLK_TCK) * $(nproc) * (secs > 0 ? secs : 1)) ))
+	steal=$(echo "$steal0 $(host_steal)" |
+		awk '{ print ($4 > $2 ? int(($3 - $1) * 100 / ($4 - $2)) : 0) }')
 	echo "$steal" >"$OUTDIR/host-steal-percent"
 	[ "$steal" -lt 10 ] ||
 		warn "the host lost $steal% of its CPU time to steal during this boot (/proc/stat): timings in it are suspect"

@@ -88,6 +88,8 @@ if [ -n "$again" ] && [ "$guest_rc" = 0 ]; then
 		cp "$OUT/again/kselftest/$t" "$OUT/kselftest/$t" 2>/dev/null
 	done
 fi
+# counted before the judging below writes its .parsed files beside them
+unjudged=$(cat "$OUT"/kselftest/* 2>/dev/null | grep -c "$NOT_JUDGED")
 t2=$(date +%s)
 
 # Judge. kunit.py parse reads KTAP from KUnit (the boot log) and from
@@ -124,7 +126,6 @@ if [ -n "$again" ]; then
 	echo "  runner summary, once more:"
 	parse "$OUT/again/kselftest.ktap" || fail=1
 fi
-unjudged=$(cat "$OUT"/kselftest/* 2>/dev/null | grep -c "$NOT_JUDGED")
 [ "$unjudged" = 0 ] ||
 	warn "$unjudged timing check(s) not judged: the host's CPU time was stolen while they ran"
 [ "$guest_rc" = 0 ] || { echo "guest command exited $guest_rc"; fail=1; }
