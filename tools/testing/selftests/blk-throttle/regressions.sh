@@ -221,7 +221,7 @@ if command -v mkfs.ext4 >/dev/null; then
 	umount "$MNT"
 	rmdir "$MNT"
 	desc="mkdir, touch, sync behind a throttled write:"
-	ktap_test_result "$desc ${behind} ms, ${alone} ms alone" \
+	bt_timed_result "$desc ${behind} ms, ${alone} ms alone" \
 		at_most "$behind" $((alone + 1000))
 	read -r _ ms < <(bt_dd_time "$ERR")
 	got=$(awk -v a="$ms" -v b="$free" 'BEGIN { printf "%.0f", (a - b) / 1000 }')
