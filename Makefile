@@ -11,7 +11,9 @@
 #                kernel prints a splat
 #
 # Variables: HZ=1000|250|100 (default 1000), ACCEL=kvm|tcg (skip the
-# KVM probe), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds per fio run).
+# KVM probe), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds per fio run),
+# SCENARIOS, ROUNDS and RESULTS (which benchmark scenarios, how many
+# rounds of each, where to write them).
 
 HZ ?= 1000
 export HZ

@@ -38,6 +38,15 @@ def header(path, key):
     return None
 
 
+def host_steal(d):
+    """The host's steal during a boot, in %, as boot.sh recorded it."""
+    try:
+        with open(os.path.join(d, "host-steal-percent")) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
 def rounded(d):
     return {k: round(v, 3) if isinstance(v, float) else v
             for k, v in d.items()}
@@ -73,10 +82,24 @@ def overheads(res):
         base = name[:-len("-highlimit")] + "-nolimit"
         if base not in res:
             continue
-        out[name[:-len("-highlimit")]] = {
-            k: round(res[name][k]["iops"] / res[base][k]["iops"], 4)
+        o = {k: round(res[name][k]["iops"] / res[base][k]["iops"], 4)
+             for k in KERNELS}
+        # round N of one over round N of the other: they ran in turn
+        o["rounds"] = {
+            k: [round(h["iops"] / n["iops"], 4) for h, n in
+                zip(res[name][k].get("rounds", []),
+                    res[base][k].get("rounds", []))]
             for k in KERNELS}
+        out[name[:-len("-highlimit")]] = o
     return out
+
+
+def spread(o, k):
+    """ " (rounds: A-B%)" for a kernel's per-round overheads, if several."""
+    r = o.get("rounds", {}).get(k, [])
+    if len(r) < 2:
+        return ""
+    return " (%d rounds: %.1f-%.1f%%)" % (len(r), 100 * min(r), 100 * max(r))
 
 
 def clat_ms(d, name, rnd="*"):
@@ -160,8 +183,9 @@ def summary_table(res):
             fmt("max_us", "ms", v["max_us"]), fmt("max_us", "ms", p["max_us"])))
     for name, o in res.get("overhead", {}).items():
         rows += ["", "%s: IOPS with limits far above the load, over IOPS with "
-                 "no limit (mean of the rounds): vanilla %.1f%%, patched "
-                 "%.1f%%." % (name, 100 * o["vanilla"], 100 * o["patched"])]
+                 "no limit (mean of the rounds): vanilla %.1f%%%s, patched "
+                 "%.1f%%%s." % (name, 100 * o["vanilla"], spread(o, "vanilla"),
+                                100 * o["patched"], spread(o, "patched"))]
     return rows
 
 
@@ -192,6 +216,8 @@ def main():
     ap.add_argument("--runtime", type=int, required=True)
     ap.add_argument("--readme", help="README whose bench table to update")
     ap.add_argument("--date", help="when the run started (default: now)")
+    ap.add_argument("--rerun", help="the command that reruns it "
+                    "(default: make bench, at the HZ)")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
 
@@ -205,17 +231,23 @@ def main():
         "date": a.date or datetime.datetime.now(
             datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "runtime_s": a.runtime,
+        "steal_pct": {k: host_steal(dirs[k]) for k in KERNELS},
         "scenarios": [],
     }
     md = ["# blk-throttle benchmark: vanilla vs patched",
           "",
           "Linux %s (Debian linux-source-7.3), HZ=%d, %s, %d s per "
           "scenario, %s. Ratios are patched / vanilla. Regenerate with "
-          "`make bench%s`." % (a.base_version, a.hz,
-                               "KVM" if res["kvm"] else "QEMU TCG",
-                               a.runtime, res["date"],
-                               "" if a.hz == 1000 else " HZ=%d" % a.hz),
+          "`%s`." % (a.base_version, a.hz,
+                     "KVM" if res["kvm"] else "QEMU TCG",
+                     a.runtime, res["date"], a.rerun or "make bench%s" % (
+                         "" if a.hz == 1000 else " HZ=%d" % a.hz)),
           ""]
+    if None not in res["steal_pct"].values():
+        md[2] += (" The machine's own hypervisor took %d%% of its CPU time "
+                  "during the vanilla boot and %d%% during the patched one "
+                  "(steal, see boot.sh)." % tuple(res["steal_pct"][k]
+                                                  for k in KERNELS))
     os.makedirs(a.out, exist_ok=True)
     for job in jobs:
         name = os.path.basename(job)[:-len(".fio")]

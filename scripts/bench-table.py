@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analyze import rate_in_bytes  # noqa: E402
+from analyze import rate_in_bytes, spread  # noqa: E402
 
 
 def ms(us):
@@ -55,8 +55,10 @@ def table(res):
     for name, o in sorted(res.get("overhead", {}).items()):
         out += ["", "%s: IOPS with limits far above the load over IOPS with"
                 " no limit," % name,
-                "mean of alternating rounds: vanilla %.1f%%, patched %.1f%%."
-                % (100 * o["vanilla"], 100 * o["patched"])]
+                "mean of alternating rounds: vanilla %.1f%%%s," % (
+                    100 * o["vanilla"], spread(o, "vanilla")),
+                "patched %.1f%%%s." % (100 * o["patched"],
+                                       spread(o, "patched"))]
     return out
 
 

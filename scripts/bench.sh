@@ -4,22 +4,49 @@
 # Side by side, in one run: build the vanilla base and the patched tree
 # at HZ, boot each, run every bench/*.fio scenario (or those named in
 # SCENARIOS), and write results/ (bench.json, bench.md, one PNG per
-# scenario). HZ=1000 writes results/; any other HZ writes results/hzN/.
+# scenario). HZ=1000 writes results/ and the README's table; any other
+# HZ writes results/hzN/.
 #
 #   bench.sh [HZ]
+#
+# ROUNDS=N runs each scenario at least N times, in turn with the others;
+# RESULTS=DIR writes there instead (and leaves the README alone).
 set -u
 . "$(dirname "$0")/lib.sh"
 
 HZ=${1:-${HZ:-1000}}
-RESULTS=$TOP/results
-[ "$HZ" = 1000 ] || RESULTS=$TOP/results/hz$HZ
+readme= rerun=
+if [ -n "${RESULTS:-}" ]; then
+	rerun="make bench HZ=$HZ RESULTS=${RESULTS%/}"
+	for v in SCENARIOS ROUNDS BENCH_RUNTIME; do
+		[ -z "${!v:-}" ] || rerun="$rerun $v=\"${!v}\""
+	done
+	RESULTS=$(realpath -m "$RESULTS")
+elif [ "$HZ" = 1000 ]; then
+	RESULTS=$TOP/results
+	readme=--readme=$TOP/README.md
+else
+	RESULTS=$TOP/results/hz$HZ
+fi
 SCENARIOS=${SCENARIOS:-$(cd "$TOP/bench" && ls *.fio | sed 's/\.fio$//')}
 jobs=$(for s in $SCENARIOS; do echo "$TOP/bench/$s.fio"; done)
-# then again, the scenarios that ask for more rounds (see guest-bench.sh)
-runs="$jobs $(for r in 2 3 4 5; do
+
+# rounds JOB - how many times to run JOB: its "; rounds:" or ROUNDS
+rounds() {
+	local n
+
+	n=$(sed -n 's/^; rounds: //p' "$1")
+	n=${n:-1}
+	echo $((n > ${ROUNDS:-1} ? n : ${ROUNDS:-1}))
+}
+# every scenario once, then again those that ask for more rounds
+most=1
+for j in $jobs; do
+	[ "$(rounds "$j")" -le "$most" ] || most=$(rounds "$j")
+done
+runs="$jobs $(for r in $(seq 2 "$most"); do
 	for j in $jobs; do
-		n=$(sed -n 's/^; rounds: //p' "$j")
-		[ "${n:-1}" -lt "$r" ] || echo "$j"
+		[ "$(rounds "$j")" -lt "$r" ] || echo "$j"
 	done
 done)"
 export BENCH_RUNTIME=${BENCH_RUNTIME:-20}
@@ -43,11 +70,9 @@ for v in vanilla patched; do
 done
 
 mkdir -p "$RESULTS"
-readme=
-[ "$HZ" = 1000 ] && readme=--readme=$TOP/README.md
 python3 "$TOP/scripts/analyze.py" --hz "$HZ" --out "$RESULTS" $readme \
 	--base-version "$(cat "$DL/version")" \
 	--accel "$(cat "$BUILD/out/bench-patched-hz$HZ/accel")" \
-	--runtime "$BENCH_RUNTIME" --date "$started" \
+	--runtime "$BENCH_RUNTIME" --date "$started" ${rerun:+--rerun "$rerun"} \
 	vanilla="$BUILD/out/bench-vanilla-hz$HZ" \
 	patched="$BUILD/out/bench-patched-hz$HZ" $jobs
