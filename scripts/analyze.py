@@ -4,6 +4,7 @@
 results/bench.json, results/bench.md and one latency plot per scenario.
 
   analyze.py --hz 1000 --out results --base-version V --accel tcg \\
+      --rerun "make bench" \\
       --runtime 20 vanilla=DIR patched=DIR bench/a.fio bench/b.fio ...
 
 Each DIR holds NAME.json (fio JSON) and NAME_clat.N.log (per-IO
@@ -216,8 +217,8 @@ def main():
     ap.add_argument("--runtime", type=int, required=True)
     ap.add_argument("--readme", help="README whose bench table to update")
     ap.add_argument("--date", help="when the run started (default: now)")
-    ap.add_argument("--rerun", help="the command that reruns it "
-                    "(default: make bench, at the HZ)")
+    ap.add_argument("--rerun", required=True,
+                    help="the command that reruns it")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
 
@@ -240,8 +241,7 @@ def main():
           "scenario, %s. Ratios are patched / vanilla. Regenerate with "
           "`%s`." % (a.base_version, a.hz,
                      "KVM" if res["kvm"] else "QEMU TCG",
-                     a.runtime, res["date"], a.rerun or "make bench%s" % (
-                         "" if a.hz == 1000 else " HZ=%d" % a.hz)),
+                     a.runtime, res["date"], a.rerun),
           ""]
     if None not in res["steal_pct"].values():
         md[2] += (" The machine's own hypervisor took %d%% of its CPU time "

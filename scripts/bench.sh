@@ -15,12 +15,14 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 HZ=${1:-${HZ:-1000}}
-readme= rerun=
+# the command that reruns this run, for bench.md
+rerun="make bench"
+[ "$HZ" = 1000 ] || rerun="$rerun HZ=$HZ"
+for v in RESULTS SCENARIOS ROUNDS BENCH_RUNTIME; do
+	[ -z "${!v:-}" ] || rerun="$rerun $v=\"${!v}\""
+done
+readme=
 if [ -n "${RESULTS:-}" ]; then
-	rerun="make bench HZ=$HZ RESULTS=${RESULTS%/}"
-	for v in SCENARIOS ROUNDS BENCH_RUNTIME; do
-		[ -z "${!v:-}" ] || rerun="$rerun $v=\"${!v}\""
-	done
 	RESULTS=$(realpath -m "$RESULTS")
 elif [ "$HZ" = 1000 ]; then
 	RESULTS=$TOP/results
@@ -31,22 +33,18 @@ fi
 SCENARIOS=${SCENARIOS:-$(cd "$TOP/bench" && ls *.fio | sed 's/\.fio$//')}
 jobs=$(for s in $SCENARIOS; do echo "$TOP/bench/$s.fio"; done)
 
-# rounds JOB - how many times to run JOB: its "; rounds:" or ROUNDS
-rounds() {
-	local n
-
-	n=$(sed -n 's/^; rounds: //p' "$1")
-	n=${n:-1}
-	echo $((n > ${ROUNDS:-1} ? n : ${ROUNDS:-1}))
-}
-# every scenario once, then again those that ask for more rounds
+# how many times to run each job: its "; rounds:" or ROUNDS, the more
+declare -A rounds
 most=1
 for j in $jobs; do
-	[ "$(rounds "$j")" -le "$most" ] || most=$(rounds "$j")
+	n=$(sed -n 's/^; rounds: //p' "$j")
+	rounds[$j]=$(( ${n:-1} > ${ROUNDS:-1} ? ${n:-1} : ${ROUNDS:-1} ))
+	[ "${rounds[$j]}" -le "$most" ] || most=${rounds[$j]}
 done
+# every scenario once, then again those that ask for more rounds
 runs="$jobs $(for r in $(seq 2 "$most"); do
 	for j in $jobs; do
-		[ "$(rounds "$j")" -lt "$r" ] || echo "$j"
+		[ "${rounds[$j]}" -lt "$r" ] || echo "$j"
 	done
 done)"
 export BENCH_RUNTIME=${BENCH_RUNTIME:-20}
@@ -73,6 +71,6 @@ mkdir -p "$RESULTS"
 python3 "$TOP/scripts/analyze.py" --hz "$HZ" --out "$RESULTS" $readme \
 	--base-version "$(cat "$DL/version")" \
 	--accel "$(cat "$BUILD/out/bench-patched-hz$HZ/accel")" \
-	--runtime "$BENCH_RUNTIME" --date "$started" ${rerun:+--rerun "$rerun"} \
+	--runtime "$BENCH_RUNTIME" --date "$started" --rerun "$rerun" \
 	vanilla="$BUILD/out/bench-vanilla-hz$HZ" \
 	patched="$BUILD/out/bench-patched-hz$HZ" $jobs
