@@ -18,18 +18,40 @@ bt_setup_dev
 CG=$(bt_cgroup iface)
 D=$BT_MAJMIN
 
-# write_errno LINE [FILE] - write LINE to FILE (io.max) in one write(2);
-# print OK or the errno's name
-write_errno() {
-	python3 - "${2:-$CG/io.max}" "$1" <<'PY'
+# One python3 makes every write below, each in one write(2), and answers
+# with OK or the errno's name: bash cannot tell an errno apart, and one
+# python3 per write cost minutes on a KASAN kernel under emulation.
+coproc WRITER {
+	python3 -c '
 import errno, os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-try:
-    os.write(fd, sys.argv[2].encode())
-    print("OK")
-except OSError as e:
-    print(errno.errorcode[e.errno])
-PY
+buf = b""
+while True:
+    while buf.count(b"\0") < 2:
+        more = os.read(0, 65536)
+        if not more:
+            sys.exit(0)
+        buf += more
+    path, line, buf = buf.split(b"\0", 2)
+    try:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+        print("OK", flush=True)
+    except OSError as e:
+        print(errno.errorcode[e.errno], flush=True)
+'
+}
+
+# write_errno LINE [FILE] - write LINE to FILE (io.max); print OK or the
+# errno's name
+write_errno() {
+	local res
+
+	printf '%s\0%s\0' "${2:-$CG/io.max}" "$1" >&"${WRITER[1]}"
+	read -r res <&"${WRITER[0]}"
+	echo "${res:-no answer from the writer}"
 }
 
 # the io.max line for the test device, or "none"
