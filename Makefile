@@ -11,9 +11,10 @@
 #                kernel prints a splat
 #
 # Variables: HZ=1000|250|100 (default 1000), ACCEL=kvm|tcg (skip the
-# KVM probe), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds per fio run),
-# SCENARIOS, ROUNDS and RESULTS (which benchmark scenarios, how many
-# rounds of each, where to write them).
+# KVM probe), CLOCK=virtual (hz-matrix guests on QEMU's virtual clock,
+# see scripts/run-tests.sh), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds
+# per fio run), SCENARIOS, ROUNDS and RESULTS (which benchmark
+# scenarios, how many rounds of each, where to write them).
 
 HZ ?= 1000
 export HZ
@@ -63,7 +64,8 @@ bench: setup
 	@scripts/bench.sh $(HZ)
 
 # The HZ-dependent tests on vanilla and patched at HZ=100, 250 and 1000
-# (six builds the first time): results/hz-matrix.md
+# (six builds the first time): results/hz-matrix.md, or with
+# CLOCK=virtual results/hz-matrix-virtual.md
 hz-matrix: setup
 	@scripts/hz-matrix.sh
 

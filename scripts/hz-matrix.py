@@ -6,7 +6,7 @@ Then the seed scenario's latencies and the achieved rates at riops=37
 and 333, as tail_latency.sh printed them, per run.
 
 Reads the run summaries hz-matrix.sh keeps (results/hz-matrix/VARIANT-hzN.txt,
-as run-tests.sh writes them) and prints markdown. A case is known by its
+or results/hz-matrix-virtual/, as run-tests.sh writes them) and prints markdown. A case is known by its
 test and its place in that test's plan, which is the same on every kernel;
 its name is its description up to the figures it printed.
 
@@ -71,9 +71,22 @@ def main(res):
     rows = []
     for r in runs.values():
         rows += [k for k in r if k not in rows]
-    print("# HZ matrix: vanilla and patched at each tick rate\n")
-    print("Regenerate with `make hz-matrix`; each run's figures are in "
-          "`results/hz-matrix/`.\n")
+    name = os.path.basename(os.path.normpath(res))
+    if name.endswith("-virtual"):
+        print("# HZ matrix on QEMU's virtual clock\n")
+        print("Vanilla and patched at each tick rate, each guest on one "
+              "vCPU whose clock advances one nanosecond per instruction "
+              "and jumps over idle time (QEMU `-icount shift=0,sleep=off`): "
+              "what fio measures on null_blk is the kernel's own timing, "
+              "with none of the emulator's interrupt latency or the host's "
+              "steal in it. Only `tail_latency.sh` runs there (see "
+              "`scripts/hz-matrix.sh`). Regenerate with "
+              "`make hz-matrix CLOCK=virtual`; each run's figures are in "
+              "`results/%s/`.\n" % name)
+    else:
+        print("# HZ matrix: vanilla and patched at each tick rate\n")
+        print("Regenerate with `make hz-matrix`; each run's figures are in "
+              "`results/%s/`.\n" % name)
     print("| test | case | " +
           " | ".join("HZ=%d %s" % c for c in cols) + " |")
     print("|---|---|" + "---|" * len(cols))

@@ -53,7 +53,7 @@ for v in $VARIANTS; do
 	# a copy of the symbols, so that a later build cannot change them
 	cp "$img/System.map" "$img/blk-throttle.o" "$out/"
 	ACCEL=tcg GUEST_CPUS=1 GUEST_MEM=1G BOOT_APPEND=${INSN_APPEND-nohz=off} \
-	BOOT_QEMU_OPTS="-icount shift=0,sleep=off -plugin $BUILD/insn-count.so,out=$out/counts" \
+	BOOT_QEMU_OPTS="$ICOUNT_OPTS -plugin $BUILD/insn-count.so,out=$out/counts" \
 		"$TOP/scripts/boot.sh" "$img/bzImage" "$out" \
 		"$TOP/scripts/guest-insn.sh" "$out" "$N" "$ROUNDS" "$BUILD/insn-mark" ||
 		die "counting on $v failed (logs in $out)"

@@ -15,6 +15,13 @@ export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros}
 
 mkdir -p "$BUILD" "$LOGS"
 
+# QEMU's virtual clock (TCG only): the guest's clock advances one ns per
+# instruction and, when the guest idles, jumps to its next timer, so no
+# host load, steal or emulator latency reaches what the guest measures;
+# TCG then runs the vCPUs on one thread. For run-tests.sh's
+# CLOCK=virtual and insn-count.sh.
+ICOUNT_OPTS="-icount shift=0,sleep=off"
+
 say()  { printf '==> %s\n' "$*" >&2; }
 warn() { printf '\n!!! WARNING: %s\n\n' "$*" >&2; }
 die()  { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
