@@ -12,22 +12,24 @@
  * previous marker (or since start-up),
  *
  *   mark K total N        N instructions executed in window K, user and kernel
- *   ADDR COUNT            per kernel TB start address (hex): its instructions
- *   ...                   in the window, only those that ran
+ *   ADDR COUNT EXECS      per kernel TB start address (hex): its instructions
+ *   ...                   and how many times it ran, in the window, only
+ *                         those that ran
  *
  * and at exit the whole run:
  *
  *   total N
- *   ADDR COUNT
+ *   ADDR COUNT EXECS
  *   ...
  *
  * Each TB gets inline ADD_U64 ops: n_insns into the total, and (kernel
- * TBs) n_insns into a counter of its own start address. The adds run at
- * the TB's entry, so a TB left early (interrupt, exception) counts whole;
- * a TB ends at every branch, so its start address names the function its
- * instructions belong to. A TB translated again (cache flush, different
- * flags, icount I/O recompile) finds its address's counter in a hash
- * table and shares it.
+ * TBs) n_insns and 1 into counters of its own start address. The adds run
+ * at the TB's entry, so a TB left early (interrupt, exception) counts
+ * whole; a TB ends at every branch, so its start address names the
+ * function its instructions belong to, and the runs of the TB at a
+ * function's first instruction count its calls. A TB translated again
+ * (cache flush, different flags, icount I/O recompile) finds its
+ * address's counters in a hash table and shares them.
  *
  * The adds are plain read-modify-writes, not atomic: guests run with ONE
  * vCPU when counting (insn-count.sh boots with GUEST_CPUS=1 and -icount,
@@ -121,8 +123,10 @@ static const unsigned char MARK[] = {
 
 struct counter {
 	uint64_t addr;
-	uint64_t count;		/* the inline add's target */
+	uint64_t count;		/* instructions: an inline add's target */
+	uint64_t execs;		/* runs of the TB: the other's */
 	uint64_t at_mark;	/* count at the last marker */
+	uint64_t execs_at_mark;
 };
 
 /*
@@ -221,9 +225,12 @@ static void on_mark(unsigned int vcpu, void *udata)
 
 			if (c->count == c->at_mark)
 				continue;
-			fprintf(out, "%llx %llu\n", (unsigned long long)c->addr,
-				(unsigned long long)(c->count - c->at_mark));
+			fprintf(out, "%llx %llu %llu\n",
+				(unsigned long long)c->addr,
+				(unsigned long long)(c->count - c->at_mark),
+				(unsigned long long)(c->execs - c->execs_at_mark));
 			c->at_mark = c->count;
+			c->execs_at_mark = c->execs;
 		}
 	fflush(out);
 	pthread_mutex_unlock(&lock);
@@ -244,9 +251,14 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &total, n);
 	if (addr >= KERNEL_BASE) {
+		struct counter *c;
+
 		pthread_mutex_lock(&lock);
+		c = counter_of(addr);
 		qemu_plugin_register_vcpu_tb_exec_inline(tb,
-				QEMU_PLUGIN_INLINE_ADD_U64, &counter_of(addr)->count, n);
+				QEMU_PLUGIN_INLINE_ADD_U64, &c->count, n);
+		qemu_plugin_register_vcpu_tb_exec_inline(tb,
+				QEMU_PLUGIN_INLINE_ADD_U64, &c->execs, 1);
 		pthread_mutex_unlock(&lock);
 		return;
 	}
@@ -270,9 +282,10 @@ static void on_atexit(qemu_plugin_id_t id, void *udata)
 	for (struct chunk *ch = chunks; ch; ch = ch->next)
 		for (size_t i = 0; i < ch->used; i++)
 			if (ch->c[i].count)
-				fprintf(out, "%llx %llu\n",
+				fprintf(out, "%llx %llu %llu\n",
 					(unsigned long long)ch->c[i].addr,
-					(unsigned long long)ch->c[i].count);
+					(unsigned long long)ch->c[i].count,
+					(unsigned long long)ch->c[i].execs);
 	fclose(out);
 	out = NULL;
 	pthread_mutex_unlock(&lock);

@@ -39,7 +39,8 @@ def read_windows(d):
 
 
 def read_counts(d, wanted):
-    """{window: (total, {addr: count})} for the windows in WANTED"""
+    """{window: (total, {addr: count}, {addr: execs})} for the windows in
+    WANTED; a dump from before the plugin counted runs has no execs"""
     windows, cur = {}, None
     with open(os.path.join(d, 'counts')) as f:
         for line in f:
@@ -48,11 +49,13 @@ def read_counts(d, wanted):
                 k = int(w[1])
                 cur = None
                 if k in wanted:
-                    cur = windows[k] = (int(w[3]), {})
+                    cur = windows[k] = (int(w[3]), {}, {})
             elif w[0] == 'total':
                 cur = None          # the whole run's dump: not needed
             elif cur is not None:
                 cur[1][int(w[0], 16)] = int(w[1])
+                if len(w) > 2:
+                    cur[2][int(w[0], 16)] = int(w[2])
     missing = wanted - windows.keys()
     if missing:
         sys.exit(f'{d}/counts lacks windows {sorted(missing)}: '
@@ -132,17 +135,18 @@ class Variant:
             w['bios'] = rounds[0]['bios']
             w['n'] = rounds[0]['n']
             if self.syms:
-                w['fn'] = collections.Counter()
-                for x in rounds:
-                    for f, c in x['fn'].items():
-                        w['fn'][f] += c / len(rounds)
+                for m in ('fn', 'calls'):
+                    w[m] = collections.Counter()
+                    for x in rounds:
+                        for f, c in x[m].items():
+                            w[m][f] += c / len(rounds)
             self.work[key] = w
 
     def per_io(self, counts, pair):
         """cost per IO from one round's runs of N and 2N IOs"""
         (n1, k1, b1), (n2, k2, b2) = pair
         bios = b2 - b1
-        (t1, c1), (t2, c2) = counts[k1], counts[k2]
+        (t1, c1, e1), (t2, c2, e2) = counts[k1], counts[k2]
         delta = {a: c2.get(a, 0) - c1.get(a, 0) for a in c1.keys() | c2.keys()}
         x = {'bios': bios, 'n': (n1, n2),
              'all': (t2 - t1) / bios,
@@ -156,6 +160,12 @@ class Variant:
             x['fn'] = collections.Counter()
             for f, c in per.items():
                 x['fn'][self.syms.name(f)] += c / bios
+            # calls: runs of the TBs that start at a function's entry
+            x['calls'] = collections.Counter()
+            for a in e1.keys() | e2.keys():
+                if self.syms.func(a) == a:
+                    x['calls'][self.syms.name(a)] += \
+                        (e2.get(a, 0) - e1.get(a, 0)) / bios
         return x
 
 
@@ -172,6 +182,47 @@ def pct(a, b):
     if a is None or b is None or not a:
         return ''
     return f'{100 * (b - a) / a:+.1f}%'
+
+
+def wakes_table(vs, keys, label):
+    """What a throttled bio costs per run of the dispatch timer.
+
+    A bio that waits costs a sleep, a timer interrupt and a wakeup; a
+    clock that rounds waits up to whole jiffies lets several bios go per
+    timer run, or lets some go without waiting. Dividing the throttled
+    runs' cost over the far-above runs by the timer's runs per IO gives
+    the cost of one timer run and all it leads to, the same quantity on
+    every variant whatever its clock.
+    """
+    have = [v for v in vs if v.syms and any(
+        v.work[k]['calls'] for k in keys if k[0] in ('throttled', 'paced'))]
+    if not have:
+        return
+    print('\n### Timer runs, and what each cost\n')
+    print('Calls per IO counted from the runs of the TB at each function\'s '
+          'entry: the pending timer (`throtl_pending_timer_fn`), the '
+          'kthrotld work that submits the dispatched bios '
+          '(`blk_throtl_dispatch_work_fn`), and `throtl_add_bio_tg`, which '
+          'queues a bio on a group: twice per bio that waits, on its own '
+          'group and then on the root group. "Per timer run" is what the '
+          'workload costs per IO over the same engine\'s far-above run, '
+          'divided by the timer runs per IO.\n')
+    print('| workload | variant | timer runs / IO | kthrotld runs / IO | '
+          'throtl_add_bio_tg / IO | all per IO | per timer run |')
+    print('|---|---|---|---|---|---|---|')
+    for k in keys:
+        if k[0] not in ('throttled', 'paced'):
+            continue
+        for v in have:
+            w, hi = v.work[k], v.work.get(('highlimit', k[1]))
+            c = w['calls']
+            runs = c['throtl_pending_timer_fn']
+            per = '-'
+            if hi and runs > 0:
+                per = f'{(w["all"] - hi["all"]) / runs:,.0f}'
+            print(f'| {label[k[1]]} {k[0]} | {v.name} | {runs:.3f} | '
+                  f'{c["blk_throtl_dispatch_work_fn"]:.3f} | '
+                  f'{c["throtl_add_bio_tg"]:.3f} | {w["all"]:,.0f} | {per} |')
 
 
 def main():
@@ -240,6 +291,8 @@ def main():
                   rd['clat_ns']['max'] / 1000]
             print(f'| {label[e]} {l} | {v.name} | {rd["iops"]:,.0f} | ' +
                   ' | '.join(f'{x:,.0f} us' for x in us) + ' |')
+
+    wakes_table(vs, keys, label)
 
     mapped = [v for v in vs if v.syms]
     nomap = [v.name for v in vs if not v.syms]
