@@ -31,7 +31,7 @@ tables=$(python3 "$TOP/scripts/bench-table.py" \
 	 fi
 	 ra=$(cd "$TOP/bench" && ls ra*.fio | sed 's/\.fio$//' | paste -sd,)
 	 echo
-	 echo "Buffered sequential 4 KiB readers on ext4 (patches 8-9):"
+	 echo "Buffered sequential 4 KiB readers on ext4 (patches 10-11):"
 	 echo
 	 python3 "$TOP/scripts/bench-table.py" --rates --scenarios="$ra" \
 		"$TOP/results/bench.json" | sed 1,2d)
