@@ -11,10 +11,12 @@
 #   BLK_THROTTLE_RUNTIME=N          seconds each fio run lasts (default 20)
 #   BLK_THROTTLE_KEEP=1             keep fio's JSON results in
 #                                   BLK_THROTTLE_OUTDIR (default /tmp)
-#   BLK_THROTTLE_STAT=FILE          where to read the CPU time stolen from
-#                                   this machine, a "cpu" line in the
-#                                   format of /proc/stat (default
-#                                   /proc/stat; see bt_timed_result)
+#
+# Every bound on a time or a rate is reported the same way (bt_at_most,
+# bt_within, bt_between, bt_equal): "DESC: VALUE UNIT <= BOUND UNIT" and
+# the like, so that a reader, or a script, can see by how far it was met
+# or missed. The tests leave the machine as they found it: the cgroup v2
+# and configfs mounts, the root's cgroup.subtree_control, null_blk.
 
 BT_DIR="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 # numbers with a decimal point, in what dd prints and awk reads
@@ -26,6 +28,12 @@ BT_NULLB=
 BT_CGROOT=
 BT_DEV=
 BT_MAJMIN=
+# what bt_cleanup undoes: mounts made, the io controller enabled, the
+# null_blk module loaded by this test
+BT_UNDO_CGMOUNT=
+BT_UNDO_IO=
+BT_UNDO_CFSMOUNT=
+BT_UNDO_MODULE=
 
 # bt_require - skip the whole test unless root, fio and python3 are there
 bt_require() {
@@ -42,6 +50,7 @@ bt_require() {
 }
 
 # bt_cgroup_root - find (or mount) cgroup v2 and enable the io controller
+# in its root; bt_cleanup undoes what this did
 bt_cgroup_root() {
 	BT_CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 	if [ -z "$BT_CGROOT" ]; then
@@ -50,12 +59,28 @@ bt_cgroup_root() {
 			ktap_skip_all "cgroup v2 is not available"
 			exit "$KSFT_SKIP"
 		}
+		BT_UNDO_CGMOUNT=$BT_CGROOT
 	fi
 	if ! grep -qw io "$BT_CGROOT/cgroup.controllers"; then
 		ktap_skip_all "the io controller is not available (CONFIG_BLK_CGROUP)"
 		exit "$KSFT_SKIP"
 	fi
-	echo +io >"$BT_CGROOT/cgroup.subtree_control" 2>/dev/null
+	if ! grep -qw io "$BT_CGROOT/cgroup.subtree_control"; then
+		echo +io >"$BT_CGROOT/cgroup.subtree_control" ||
+			ktap_exit_fail_msg "cannot enable the io controller"
+		BT_UNDO_IO=1
+	fi
+}
+
+# bt_require_nullb - skip the whole test if BLK_THROTTLE_TEST_DEV names a
+# device: the test writes, formats or powers off its device, which it
+# does only to a null_blk device of its own
+bt_require_nullb() {
+	if [ -n "${BLK_THROTTLE_TEST_DEV:-}" ]; then
+		ktap_skip_all "$1: needs a null_blk device of its own, not" \
+			"BLK_THROTTLE_TEST_DEV"
+		exit "$KSFT_SKIP"
+	fi
 }
 
 # bt_setup_dev [MBPS] - make the test device; MBPS > 0 caps null_blk's
@@ -76,8 +101,12 @@ bt_setup_dev() {
 		return
 	fi
 
-	[ -d "$cfs/nullb" ] || modprobe null_blk nr_devices=0 2>/dev/null
-	grep -qw configfs /proc/mounts || mount -t configfs none "$cfs" 2>/dev/null
+	if ! grep -qw configfs /proc/mounts; then
+		mount -t configfs none "$cfs" 2>/dev/null && BT_UNDO_CFSMOUNT=$cfs
+	fi
+	if [ ! -d "$cfs/nullb" ] && ! grep -q '^null_blk ' /proc/modules; then
+		modprobe null_blk nr_devices=0 2>/dev/null && BT_UNDO_MODULE=1
+	fi
 	if [ ! -d "$cfs/nullb" ]; then
 		ktap_skip_all "null_blk with configfs is not available" \
 			"(CONFIG_BLK_DEV_NULL_BLK, CONFIG_CONFIGFS_FS)"
@@ -93,6 +122,11 @@ bt_setup_dev() {
 	BT_DEV=/dev/$BT_NAME
 	bt_wait_bdev "$BT_DEV" || ktap_exit_fail_msg "$BT_DEV did not appear"
 	BT_MAJMIN=$(cat "/sys/block/$BT_NAME/dev")
+}
+
+# bt_ms_to_s MS - whole seconds, rounded as blktests rounds them
+bt_ms_to_s() {
+	awk -v ms="$1" 'BEGIN { printf "%.0f\n", ms / 1000 }'
 }
 
 # bt_wait_bdev DEV - wait up to 5 s for the block device node DEV
@@ -136,7 +170,6 @@ bt_move_procs() {
 bt_fio() {
 	local cg=$1 out=$2
 	shift 2
-	bt_window
 	"${BT_IN_CGROUP[@]}" "$cg" fio --output-format=json --output="$out" \
 		"$@" >/dev/null 2>"$out.err"
 }
@@ -165,24 +198,48 @@ bt_ms_since() {
 
 # bt_dd_time FILE - the copy time dd reported in FILE (its stderr): from
 # its first IO to its last, without the start-up of its process, which
-# on a debug kernel under emulation can take half a second. Printed in
+# on a slow debug kernel can take half a second. Printed in
 # whole seconds, rounded as blktests rounds them, and in ms.
 bt_dd_time() {
 	awk '/copied/ { for (i = 1; i <= NF; i++) if ($i == "s,") s = $(i - 1) }
 	     END { printf "%.0f %.0f\n", s, s * 1000 }' "$1"
 }
 
-# bt_wait_exec PID COMM - wait up to 2 s for process PID to run COMM (to
-# count a wait from when a command runs, not from when it was started)
-bt_wait_exec() {
-	local comm
+# bt_sleep SECONDS - sleep without starting a program: the shell's read
+# with a time-out, on a pipe that never has data. Starting /bin/sleep
+# costs a program's start-up, which on a slow machine is part of the
+# wait.
+bt_sleep() {
+	read -rt "$1" <> <(:) || :
+}
 
-	for _ in $(seq 200); do
-		read -r comm <"/proc/$1/comm" 2>/dev/null
-		[ "$comm" = "$2" ] && return 0
-		sleep 0.01
-	done
-	return 1
+# bt_io_start CGROUP read|write PATH BYTES [fdatasync] - start one
+# O_DIRECT IO (direct_io.py) in CGROUP, in the background, and return
+# once it is about to be submitted: a wait counted from here counts from
+# the IO, not from the start of a program. bt_io_end reads its result.
+bt_io_start() {
+	local cg=$1 fifo=$BT_OUTDIR/$BT_NAME-io.fifo line
+
+	shift
+	rm -f "$fifo"
+	mkfifo "$fifo" || ktap_exit_fail_msg "cannot make $fifo"
+	"${BT_IN_CGROUP[@]}" "$cg" python3 "$BT_DIR/direct_io.py" "$@" \
+		>"$fifo" 2>"$fifo.err" &
+	BT_IO_PID=$!
+	exec {BT_IO_FD}<"$fifo"
+	rm -f "$fifo"
+	read -r -u "$BT_IO_FD" line
+	[ "$line" = ready ] ||
+		ktap_exit_fail_msg "direct_io.py $*: $(cat "$fifo.err")"
+}
+
+# bt_io_end - wait for bt_io_start's IO: sets BT_IO_MS (from submission
+# to completion, by the IO's own clock) and BT_IO_RES (OK or an errno)
+bt_io_end() {
+	read -r -u "$BT_IO_FD" BT_IO_MS BT_IO_RES
+	exec {BT_IO_FD}<&-
+	wait "$BT_IO_PID"
+	rm -f "$BT_OUTDIR/$BT_NAME-io.fifo.err"
 }
 
 # bt_paced IOS SIZE LIMIT - the rate of IOS IOs of SIZE each (1 for IOPS,
@@ -198,77 +255,51 @@ bt_stats() {
 	python3 "$BT_DIR/fio_summary.py" "$@"
 }
 
-# bt_steal - "STOLEN TOTAL": the clock ticks stolen from this machine's
-# CPUs by the hypervisor it runs on, and all ticks, so far (the "cpu" line
-# of BLK_THROTTLE_STAT); nothing if that cannot be read
-bt_steal() {
-	awk '$1 == "cpu" && NF >= 9 {
-		for (i = 2; i <= 9; i++)
-			t += $i
-		print $9, t
-		exit
-	}' "${BLK_THROTTLE_STAT:-/proc/stat}" 2>/dev/null
-}
-
-# bt_window - a measurement begins: bt_timed_result judges its times
-# against what was stolen from here on
-bt_window() {
-	BT_STEAL0=$(bt_steal)
-}
-bt_window
-
-# bt_stolen_pct - the percentage of CPU time stolen since bt_window, to
-# a tenth; nothing if it cannot be told
-bt_stolen_pct() {
-	local now
-
-	now=$(bt_steal)
-	[ -n "$now" ] && [ -n "$BT_STEAL0" ] || return 0
-	echo "$BT_STEAL0 $now" | awk '$4 > $2 {
-		printf "%.1f", ($3 - $1) * 100 / ($4 - $2)
-	}'
-}
-
-# The share of CPU time, in percent, stolen during a measurement above
-# which a missed bound is not judged
-BT_STEAL_MAX=1
-
-# bt_timed_result DESC CMD... - ktap_test_result for a bound on a time or
-# a rate, measured since the last bt_window (bt_fio opens one).
-#
-# A miss is not always the kernel's. On a machine the runner marks slow
-# (KSFT_MACHINE_SLOW=yes, the kselftest convention; the harness sets it
-# for its KASAN and lockdep kernel) a miss is reported as XFAIL, with its
-# figures: there the kernel's own work is part of every time measured.
-# In a virtual machine whose hypervisor took its CPUs away for more than
-# BT_STEAL_MAX percent of the measurement (steal time, which KVM, Xen and
-# Hyper-V guests see in /proc/stat), the guest stood still for part of
-# it, fio and the timers with it: a miss then is reported as SKIP, not
-# judged, with the share stolen. Without steal, a miss fails. A guest
-# under an emulator with no steal clock sees none; its runner can pass
-# its host's in BLK_THROTTLE_STAT.
-bt_timed_result() {
-	local desc=$1 stolen
+# bt_judge DESC CMD... - ktap_test_result for a bound on a time or a rate.
+# On a machine its runner marks slow (KSFT_MACHINE_SLOW=yes, the kselftest
+# convention) a miss is reported as XFAIL, with its figures.
+bt_judge() {
+	local desc=$1
 
 	shift
 	if "$@"; then
 		ktap_test_pass "$desc"
-		return
-	fi
-	stolen=$(bt_stolen_pct)
-	if [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
+	elif [ "${KSFT_MACHINE_SLOW:-}" = yes ]; then
 		ktap_test_xfail "$desc (KSFT_MACHINE_SLOW)"
-	elif [ -n "$stolen" ] && ! at_most "$stolen" "$BT_STEAL_MAX"; then
-		ktap_test_skip "$desc: not judged, $stolen% of the CPU time was stolen meanwhile"
 	else
-		ktap_test_fail "$desc${stolen:+ ($stolen% stolen)}"
+		ktap_test_fail "$desc"
 	fi
+}
+
+# bt_at_most DESC VALUE BOUND UNIT - VALUE must be at most BOUND
+bt_at_most() {
+	bt_judge "$1: $2 $4 <= $3 $4" at_most "$2" "$3"
+}
+
+# bt_within DESC VALUE TARGET PCT UNIT - VALUE within PCT% of TARGET
+bt_within() {
+	bt_judge "$1: $2 $5 within $4% of $3 $5" within_pct "$2" "$3" "$4"
+}
+
+# bt_between DESC VALUE LOW HIGH UNIT - LOW <= VALUE <= HIGH
+bt_between() {
+	bt_judge "$1: $2 $5 in $3..$4 $5" in_range "$2" "$3" "$4"
+}
+
+# bt_equal DESC VALUE WANT UNIT - VALUE must be WANT (a whole number)
+bt_equal() {
+	bt_judge "$1: $2 $4 = $3 $4" [ "$2" = "$3" ]
 }
 
 # within_pct VALUE TARGET PCT - true if |VALUE - TARGET| <= PCT% of TARGET
 within_pct() {
 	awk -v v="$1" -v t="$2" -v p="$3" \
 		'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= t * p / 100) }'
+}
+
+# in_range VALUE LOW HIGH - true if LOW <= VALUE <= HIGH (floating point)
+in_range() {
+	awk -v v="$1" -v l="$2" -v h="$3" 'BEGIN { exit !(l <= v && v <= h) }'
 }
 
 # at_most VALUE BOUND - true if VALUE <= BOUND (floating point)
@@ -287,6 +318,12 @@ bt_cleanup() {
 		echo 0 >"$BT_NULLB/power" 2>/dev/null
 		rmdir "$BT_NULLB"
 	fi
+	[ -n "$BT_UNDO_MODULE" ] && modprobe -r null_blk 2>/dev/null
+	[ -n "$BT_UNDO_CFSMOUNT" ] && umount "$BT_UNDO_CFSMOUNT" 2>/dev/null
+	[ -n "$BT_UNDO_IO" ] &&
+		echo -io >"$BT_CGROOT/cgroup.subtree_control" 2>/dev/null
+	[ -n "$BT_UNDO_CGMOUNT" ] && umount "$BT_UNDO_CGMOUNT" 2>/dev/null
+	BT_UNDO_MODULE= BT_UNDO_CFSMOUNT= BT_UNDO_IO= BT_UNDO_CGMOUNT=
 	if [ "${BLK_THROTTLE_KEEP:-0}" != 1 ]; then
 		rm -f "$BT_OUTDIR/$BT_NAME"-*.json "$BT_OUTDIR/$BT_NAME"-*.json.err
 	fi

@@ -20,7 +20,7 @@ D=$BT_MAJMIN
 
 # One python3 makes every write below, each in one write(2), and answers
 # with OK or the errno's name: bash cannot tell an errno apart, and one
-# python3 per write cost minutes on a KASAN kernel under emulation.
+# python3 per write costs minutes on a slow KASAN kernel.
 coproc WRITER {
 	python3 -c '
 import errno, os, sys
