@@ -30,11 +30,9 @@
 #
 # OUTDIR/host-steal-percent: the share of the machine's CPU time its own
 # hypervisor stole while the guest ran (/proc/stat); over 10% is warned
-# about, since the guest's timings then stall with it. OUTDIR/host-stat
-# holds the "cpu" line of the machine's /proc/stat, renewed five times a
-# second while the guest runs, for the guest to read (an emulated guest
-# has no steal clock of its own; the kselftests take it as
-# BLK_THROTTLE_STAT).
+# about, since timings taken on the host's clock then stall with it
+# (make bench reports it beside its figures; on QEMU's virtual clock,
+# where make test judges times, it changes nothing the guest measures).
 #
 # BOOT_QEMU_OPTS: extra QEMU options (vng --qemu-opts), e.g. a TCG plugin;
 # BOOT_APPEND: extra kernel command line.
@@ -75,27 +73,11 @@ host_steal() {
 	awk '$1 == "cpu" { for (i = 2; i <= 9; i++) t += $i; print $9, t }' /proc/stat
 }
 
-# share_host_stat - keep OUTDIR/host-stat fresh until killed; each copy
-# is whole (renamed into place), never a half-written line
-share_host_stat() {
-	local line
-
-	while :; do
-		read -r line </proc/stat
-		printf '%s\n' "$line" >"$OUTDIR/host-stat.new"
-		mv -f "$OUTDIR/host-stat.new" "$OUTDIR/host-stat"
-		sleep 0.2
-	done
-}
-
 try=1
 while :; do
 	say "booting $(basename "$(dirname "$IMAGE")") ($accel, $CPUS vCPUs, $MEM), try $try: $*"
 	start=$(date +%s)
 	steal0=$(host_steal)
-	share_host_stat &
-	sharer=$!
-	trap 'kill "$sharer" 2>/dev/null' EXIT
 	timeout -k 10 "$BOOT_TIMEOUT" vng -v --run "$IMAGE" $accel_opt \
 		--cpus "$CPUS" --memory "$MEM" --rwdir "$OUTDIR" \
 		--append "$append" \
@@ -103,8 +85,6 @@ while :; do
 		--exec "$cmd" </dev/null 2>"$OUTDIR/console.log" |
 		tee "$OUTDIR/guest.log"
 	rc=${PIPESTATUS[0]}
-	kill "$sharer"
-	wait "$sharer" 2>/dev/null
 	secs=$(( $(date +%s) - start ))
 	echo "$secs" >"$OUTDIR/boot-seconds"
 	# CPU time the machine's own hypervisor took from us meanwhile: the

@@ -15,6 +15,12 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 OUT=${1:-$TOP/out/series}
+# The patches in patches/ are signed with a placeholder; the exported
+# series carries the identity of whoever exports it (git config).
+PLACEHOLDER="Blk Throttle Dev <dev@blk-throttle.invalid>"
+name=$(git -C "$TOP" config user.name) && email=$(git -C "$TOP" config user.email) ||
+	die "set git config user.name and user.email: the series is posted as you"
+me="$name <$email>"
 checks=$("$TOP/scripts/check-series.sh" "$BUILD/series" 2>&1) || {
 	echo "$checks" >&2
 	die "the series is not checkpatch-clean"
@@ -41,8 +47,21 @@ $(lock tarball_sha256)."
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-git -C "$LINUX" format-patch -q --no-signature --cover-letter \
-	--subject-prefix=PATCH -o "$OUT" base..patched
+git -C "$LINUX" -c user.name="$name" -c user.email="$email" format-patch \
+	-q --no-signature --cover-letter --subject-prefix=PATCH -o "$OUT" \
+	base..patched
+# your name on every From: and Signed-off-by: the placeholder held
+python3 - "$PLACEHOLDER" "$me" "$OUT"/0*.patch <<'PY'
+import sys
+old, new = sys.argv[1], sys.argv[2]
+for path in sys.argv[3:]:
+    text = open(path).read()
+    for tag in ("From: ", "Signed-off-by: "):
+        text = text.replace("\n" + tag + old + "\n", "\n" + tag + new + "\n")
+    open(path, "w").write(text)
+PY
+! grep -l "$PLACEHOLDER" "$OUT"/0*.patch >/dev/null ||
+	die "the placeholder identity is still in the export"
 cover=$OUT/0000-cover-letter.patch
 mapfile -t patches < <(ls "$OUT"/0*.patch | grep -v 0000-cover-letter)
 python3 - "$cover" "$TOP/series/cover-letter.txt" "$tables" "$base" <<'PY'
@@ -85,6 +104,7 @@ echo "checkpatch --strict, per patch:"
 echo "$checks" | grep -v '^==>'
 echo
 echo "git am on $(lock package) $(cat "$DL/version"): applies, same tree as tested"
+echo "from and signed off by: $me"
 echo "recipients (get_maintainer.pl):"
 sed 's/^/  /' "$OUT/recipients.txt"
 say "series of $n patches and a cover letter in $OUT"
