@@ -47,7 +47,7 @@ build-vanilla: setup
 test: setup
 	@scripts/check-series.sh
 	@scripts/check-docs.sh
-	@scripts/control.sh $(HZ)
+	@DEBUG_BESIDE=1 scripts/control.sh $(HZ)
 	@DEBUG=1 scripts/run-tests.sh patched $(HZ)
 
 # The timing kselftests on the virtual clock, patched and vanilla, in one

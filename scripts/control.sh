@@ -11,12 +11,19 @@
 #
 #   control.sh [HZ]    (default 1000)
 #
+# The patched and the vanilla guest run at once, each on one vCPU: on
+# the virtual clock the host's load changes nothing they measure, only
+# how long they take. For the same reason DEBUG_BESIDE=1 (make test)
+# builds the debug variant meanwhile; the guests do not touch the tree.
+#
 # Vanilla's io.max parsing cases run in a guest of their own, after its
 # timing tests: writing 2^32 to a cgroup v1 iops file makes vanilla
 # divide by zero with the queue lock held, and the guest hangs. That
 # guest boots with oops=panic, so that it ends at the oops instead.
-# The table: build/out/control-hzHZ.md; RUN=NAME names another set of
-# runs (as repeat.sh does).
+#
+# The table: build/out/control-hzHZ.md. RUN=NAME names another set of
+# runs; PIMAGE, VIMAGE and KSFT_DIR (both kernels and installed
+# kselftests) build nothing (repeat.sh).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -27,19 +34,44 @@ sfx=${RUN:+-$RUN}
 OUT=$BUILD/out
 mkdir -p "$OUT"
 
-RUN=${RUN:-} TESTS="io_max_interface.sh $TIMING" \
-	"$TOP/scripts/run-tests.sh" patched "$HZ"
-patched_rc=$?
+# vanilla first: the tree is left with the series, for the kselftests
+# and the debug build
+if [ -z "${PIMAGE:-}" ] || [ -z "${VIMAGE:-}" ] || [ -z "${KSFT_DIR:-}" ]; then
+	VIMAGE=$("$TOP/scripts/build-kernel.sh" vanilla "$HZ") || exit 1
+	PIMAGE=$("$TOP/scripts/build-kernel.sh" patched "$HZ") || exit 1
+	KSFT_DIR=$OUT/control-ksft
+	rm -rf "$KSFT_DIR"
+	run_logged "$LOGS/kselftest-install.log" \
+		make -C "$LINUX/tools/testing/selftests" TARGETS=blk-throttle \
+		INSTALL_PATH="$KSFT_DIR" install
+fi
+export KSFT_DIR
 
+beside=
+if [ "${DEBUG_BESIDE:-0}" = 1 ]; then
+	say "building the debug variant meanwhile (log: $OUT/debug-build.log)"
+	DEBUG=1 "$TOP/scripts/build-kernel.sh" patched "$HZ" \
+		>"$OUT/debug-build.log" 2>&1 &
+	beside=$!
+fi
+
+say "patched and vanilla on the virtual clock (logs: $OUT/control-*-hz$HZ$sfx.log)"
+RUN=${RUN:-} IMAGE=$PIMAGE TESTS="io_max_interface.sh $TIMING" \
+	"$TOP/scripts/run-tests.sh" patched "$HZ" \
+	>"$OUT/control-patched-hz$HZ$sfx.log" 2>&1 &
+patched=$!
 # vanilla fails, as it should: only control.py judges it
-say "vanilla on the virtual clock (log: $OUT/control-vanilla-hz$HZ$sfx.log)"
 {
-	RUN=control$sfx TESTS="$TIMING" "$TOP/scripts/run-tests.sh" vanilla "$HZ"
-	RUN=control-iomax$sfx TESTS=io_max_interface.sh BOOT_TIMEOUT=600 \
-		BOOT_APPEND="oops=panic panic=-1" \
+	RUN=control$sfx IMAGE=$VIMAGE TESTS="$TIMING" \
+		"$TOP/scripts/run-tests.sh" vanilla "$HZ"
+	RUN=control-iomax$sfx IMAGE=$VIMAGE TESTS=io_max_interface.sh \
+		BOOT_TIMEOUT=600 BOOT_APPEND="oops=panic panic=-1" \
 		"$TOP/scripts/run-tests.sh" vanilla "$HZ"
 } >"$OUT/control-vanilla-hz$HZ$sfx.log" 2>&1
+wait $patched
+patched_rc=$?
 
+sed -n '/^KUnit (from/,$p' "$OUT/control-patched-hz$HZ$sfx.log"
 echo
 echo "The negative control, HZ=$HZ on the virtual clock: patched and vanilla"
 python3 "$TOP/scripts/control.py" "$OUT/test-patched-hz$HZ-virtual$sfx" \
@@ -47,6 +79,10 @@ python3 "$TOP/scripts/control.py" "$OUT/test-patched-hz$HZ-virtual$sfx" \
 	"$OUT/test-vanilla-hz$HZ-virtual-control-iomax$sfx" \
 	--md "$OUT/control-hz$HZ$sfx.md"
 control_rc=$?
+if [ -n "$beside" ]; then
+	wait $beside || { tail -n 20 "$OUT/debug-build.log"; die "the debug build failed"; }
+	say "$(grep 'built patched' "$OUT/debug-build.log" | sed 's/^==> //')"
+fi
 [ $patched_rc = 0 ] || die "tests failed on the patched kernel (above)"
 [ $control_rc = 0 ] || die "the negative control failed (above)"
 say "the timing checks pass on the patched kernel and fail on vanilla"

@@ -1,12 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Is make test's verdict on timing repeatable? Runs control.sh's guests N
-# times on the kernels as built (the patched and the vanilla guest of a
-# round at once, each on one vCPU on QEMU's virtual clock, where the
-# host's load changes nothing they measure), judges each round with
-# control.py, and writes how often each check passed and how many
-# different figures it gave: results/repeat-hzHZ.md.
+# Is make test's verdict on timing repeatable? Runs control.sh N times
+# on the kernels as built (one build, N rounds of guests), and writes
+# how often each check passed and how many different figures it gave:
+# results/repeat-hzHZ.md.
 #
 #   repeat.sh [N [HZ]]    (default: 10 1000)
 set -u
@@ -14,38 +12,25 @@ set -u
 
 N=${1:-10}
 HZ=${2:-${HZ:-1000}}
-TIMING="tail_latency.sh pacing.sh regressions.sh readahead.sh"
 R=$BUILD/out/repeat
 rm -rf "$R"
 mkdir -p "$R"
 
 # build both kernels, then install the kselftests from the patched tree
-vimage=$("$TOP/scripts/build-kernel.sh" vanilla "$HZ") || exit 1
-pimage=$("$TOP/scripts/build-kernel.sh" patched "$HZ") || exit 1
+VIMAGE=$("$TOP/scripts/build-kernel.sh" vanilla "$HZ") || exit 1
+PIMAGE=$("$TOP/scripts/build-kernel.sh" patched "$HZ") || exit 1
 run_logged "$LOGS/kselftest-install.log" \
 	make -C "$LINUX/tools/testing/selftests" TARGETS=blk-throttle \
 	INSTALL_PATH="$R/ksft" install
+export PIMAGE VIMAGE KSFT_DIR=$R/ksft
 
-export CLOCK=virtual KSFT_DIR=$R/ksft
 start=$(date +%s)
 for i in $(seq "$N"); do
 	say "round $i of $N"
-	RUN=rep$i IMAGE=$pimage TESTS="io_max_interface.sh $TIMING" \
-		"$TOP/scripts/run-tests.sh" patched "$HZ" >"$R/patched-$i.log" 2>&1 &
-	RUN=rep$i-control IMAGE=$vimage TESTS="$TIMING" \
-		"$TOP/scripts/run-tests.sh" vanilla "$HZ" >"$R/vanilla-$i.log" 2>&1
-	RUN=rep$i-control-iomax IMAGE=$vimage TESTS=io_max_interface.sh \
-		BOOT_TIMEOUT=600 BOOT_APPEND="oops=panic panic=-1" \
-		"$TOP/scripts/run-tests.sh" vanilla "$HZ" \
-		>"$R/vanilla-iomax-$i.log" 2>&1
-	wait
-	o=$BUILD/out/test
-	python3 "$TOP/scripts/control.py" "$o-patched-hz$HZ-virtual-rep$i" \
-		"$o-vanilla-hz$HZ-virtual-rep$i-control" \
-		"$o-vanilla-hz$HZ-virtual-rep$i-control-iomax" \
-		--md "$R/control-$i.md" >"$R/control-$i.log"
+	RUN=rep$i "$TOP/scripts/control.sh" "$HZ" >"$R/control-$i.log" 2>&1
 	echo "$?" >"$R/control-$i.rc"
-	say "round $i: control.py exited $(cat "$R/control-$i.rc")"
+	cp "$BUILD/out/control-hz$HZ-rep$i.md" "$R/control-$i.md"
+	say "round $i: control.sh exited $(cat "$R/control-$i.rc")"
 done
 mins=$((($(date +%s) - start + 59) / 60))
 
@@ -69,7 +54,7 @@ def verdicts(cells):
 print("# make test's timing verdicts, %d rounds (HZ=%s, virtual clock)\n" % (n, hz))
 print("`scripts/repeat.sh %d %s`: each round boots the patched and the vanilla"
       " kernel on QEMU's virtual clock and judges them with `control.py`, as"
-      " `make test` does; %s minutes for all rounds. control.py's exit status"
+      " `make test` does; %s minutes for all rounds. control.sh's exit status"
       " per round: %s.\n" % (n, hz, mins, " ".join(rcs)))
 print("\"figures\": how many different figures the check printed over the"
       " rounds (1: the same to the last digit every time).\n")
