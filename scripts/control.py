@@ -134,7 +134,7 @@ def main():
         del args[i:i + 2]
     if len(args) < 2:
         sys.exit(__doc__)
-    patched, _ = read_run(args[0])
+    patched, pdied = read_run(args[0])
     vanilla, vdied = {}, set()
     for outdir in args[1:]:
         c, d = read_run(outdir)
@@ -144,6 +144,8 @@ def main():
     bad = []
     if not patched:
         bad.append("the patched kernel reported no check")
+    for test in sorted(pdied):
+        bad.append("%s: ended without its totals on the patched kernel" % test)
     rows = []
     controlled = {}
     for test, start, need in CONTROL:

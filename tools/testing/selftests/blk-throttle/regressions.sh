@@ -13,7 +13,9 @@
 # removed "after N s" waits N s from the submission of the IO it acts
 # on, which times itself (direct_io.py).
 # Whole seconds are a coarse check on purpose: the exact figures are
-# printed, and pacing.sh holds the tighter bounds. On a machine marked
+# printed, and pacing.sh holds the tighter bounds. Where a limit changes
+# or the disk goes away while an IO waits, the IO is judged against
+# when that happened. On a machine marked
 # slow (KSFT_MACHINE_SLOW=yes) a time that misses is an XFAIL; an IO
 # error or a hang is a failure everywhere.
 
@@ -128,17 +130,25 @@ echo "$max_kb" >"$QUEUE/max_sectors_kb"
 
 # throtl/005: one 1 MiB write at 512 KiB/s, its limit lowered to
 # 256 KiB/s 0.9 s into it: it keeps what it waited for and ends after
-# 3 s ("blk-throttle: fix io hung due to configuration updates"). The
-# 0.9 s count from the write's submission, and so does its time.
+# 3 s ("blk-throttle: fix io hung due to configuration updates"). Times
+# count from the write's submission. The write is judged against when
+# the limit was in fact lowered (a busy machine may take longer than
+# 0.9 s to get there): 51.2 KiB of bucket and that long at 512 KiB/s
+# are paid, the rest at 256 KiB/s; within 200 ms, where blktests'
+# whole seconds allow 500.
 limit wbps=524288
 bt_io_start "$CG" write "$BT_DEV" 1048576
+t0=$EPOCHREALTIME
 bt_sleep 0.9
 limit wbps=262144
+before=$(bt_ms_since "$t0")
 bt_io_end
 unlimit
+want=$((3800 - before))
 desc="1 MiB write, wbps lowered from 512 to 256 KiB/s while it waits"
-ktap_print_msg "$desc: ${BT_IO_MS} ms, $BT_IO_RES"
-bt_equal "$desc, whole seconds" "$(bt_ms_to_s "$BT_IO_MS")" 3 s
+ktap_print_msg "$desc after ${before} ms: ${BT_IO_MS} ms, $BT_IO_RES" \
+	"(expected ${want} ms)"
+bt_between "$desc, completion" "$BT_IO_MS" $((want - 200)) $((want + 200)) ms
 
 # throtl/008: blk-iocost beside blk-throttle, its vrate pinned at 100%
 # and a linear model of 100 read and 10 write IOPS: fio at QD64 gets
@@ -242,16 +252,20 @@ fi
 # the write fails with EIO at once instead of hanging ("blk-throttle: fix
 # UAF by deleteing timer in blk_throtl_exit()", "block: cancel all
 # throttled bios in del_gendisk()"). Last: the device is gone after it.
-# The 0.6 s count from the write's submission, and so does its time.
+# Times count from the write's submission; the error must come within
+# 500 ms of the removal (blktests: 1 s in all, the removal at 0.6 s).
 limit wbps=1048576
 bt_io_start "$CG" write "$BT_DEV" 10485760
+t0=$EPOCHREALTIME
 bt_sleep 0.6
 echo 0 >"$BT_NULLB/power"
+before=$(bt_ms_since "$t0")
 bt_io_end
 desc="disk removed under a throttled 10 MiB write"
-ktap_print_msg "$desc: $BT_IO_RES after ${BT_IO_MS} ms"
+ktap_print_msg "$desc after ${before} ms: $BT_IO_RES after ${BT_IO_MS} ms"
 ktap_test_result "$desc: $BT_IO_RES, blktests expects EIO" [ "$BT_IO_RES" = EIO ]
-bt_equal "$desc, whole seconds" "$(bt_ms_to_s "$BT_IO_MS")" 1 s
+bt_at_most "$desc, from the removal to the error" \
+	$((BT_IO_MS - before)) 500 ms
 rm -f "$ERR"
 
 ktap_finished
