@@ -134,8 +134,8 @@ echo "$max_kb" >"$QUEUE/max_sectors_kb"
 # count from the write's submission. The write is judged against when
 # the limit was in fact lowered (a busy machine may take longer than
 # 0.9 s to get there): 51.2 KiB of bucket and that long at 512 KiB/s
-# are paid, the rest at 256 KiB/s; within 200 ms, where blktests'
-# whole seconds allow 500.
+# are paid, the rest at 256 KiB/s; within 500 ms, as blktests' whole
+# seconds allow (100 ms slices end it about 230 ms late).
 limit wbps=524288
 bt_io_start "$CG" write "$BT_DEV" 1048576
 t0=$EPOCHREALTIME
@@ -148,7 +148,7 @@ want=$((3800 - before))
 desc="1 MiB write, wbps lowered from 512 to 256 KiB/s while it waits"
 ktap_print_msg "$desc after ${before} ms: ${BT_IO_MS} ms, $BT_IO_RES" \
 	"(expected ${want} ms)"
-bt_between "$desc, completion" "$BT_IO_MS" $((want - 200)) $((want + 200)) ms
+bt_between "$desc, completion" "$BT_IO_MS" $((want - 500)) $((want + 500)) ms
 
 # throtl/008: blk-iocost beside blk-throttle, its vrate pinned at 100%
 # and a linear model of 100 read and 10 write IOPS: fio at QD64 gets
@@ -254,6 +254,8 @@ fi
 # throttled bios in del_gendisk()"). Last: the device is gone after it.
 # Times count from the write's submission; the error must come within
 # 500 ms of the removal (blktests: 1 s in all, the removal at 0.6 s).
+# The power-off returns once the queued bios are failed, so the figure
+# can be a few ms below zero: the error came while it was measured.
 limit wbps=1048576
 bt_io_start "$CG" write "$BT_DEV" 10485760
 t0=$EPOCHREALTIME
