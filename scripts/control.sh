@@ -40,10 +40,7 @@ if [ -z "${PIMAGE:-}" ] || [ -z "${VIMAGE:-}" ] || [ -z "${KSFT_DIR:-}" ]; then
 	VIMAGE=$("$TOP/scripts/build-kernel.sh" vanilla "$HZ") || exit 1
 	PIMAGE=$("$TOP/scripts/build-kernel.sh" patched "$HZ") || exit 1
 	KSFT_DIR=$OUT/control-ksft
-	rm -rf "$KSFT_DIR"
-	run_logged "$LOGS/kselftest-install.log" \
-		make -C "$LINUX/tools/testing/selftests" TARGETS=blk-throttle \
-		INSTALL_PATH="$KSFT_DIR" install
+	install_kselftests "$KSFT_DIR"
 fi
 export KSFT_DIR
 

@@ -38,3 +38,12 @@ run_logged() {
 		die "$* (full log: $log)"
 	fi
 }
+
+# install_kselftests DIR - the blk-throttle kselftests, installed the
+# kernel's way from the patched tree into DIR (emptied first)
+install_kselftests() {
+	rm -rf "$1"
+	run_logged "$LOGS/kselftest-install.log" \
+		make -C "$LINUX/tools/testing/selftests" TARGETS=blk-throttle \
+		INSTALL_PATH="$1" install
+}

@@ -19,9 +19,7 @@ mkdir -p "$R"
 # build both kernels, then install the kselftests from the patched tree
 VIMAGE=$("$TOP/scripts/build-kernel.sh" vanilla "$HZ") || exit 1
 PIMAGE=$("$TOP/scripts/build-kernel.sh" patched "$HZ") || exit 1
-run_logged "$LOGS/kselftest-install.log" \
-	make -C "$LINUX/tools/testing/selftests" TARGETS=blk-throttle \
-	INSTALL_PATH="$R/ksft" install
+install_kselftests "$R/ksft"
 export PIMAGE VIMAGE KSFT_DIR=$R/ksft
 
 start=$(date +%s)

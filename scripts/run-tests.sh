@@ -59,10 +59,7 @@ if [ -n "${IMAGE:-}" ] && [ -n "${KSFT_DIR:-}" ]; then
 else
 	"$TOP/scripts/prepare-tree.sh" patched >/dev/null || exit 1
 	KSFT=$BUILD/kselftest
-	rm -rf "$KSFT"
-	run_logged "$LOGS/kselftest-install.log" \
-		make -C "$LINUX/tools/testing/selftests" TARGETS=blk-throttle \
-		INSTALL_PATH="$KSFT" install
+	install_kselftests "$KSFT"
 	image=$("$TOP/scripts/build-kernel.sh" "$VARIANT" "$HZ") || exit 1
 fi
 t1=$(date +%s)
