@@ -17,7 +17,8 @@
 # see scripts/run-tests.sh), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds
 # per fio run), SCENARIOS, ROUNDS and RESULTS (which benchmark
 # scenarios, how many rounds of each, where to write them), N (rounds
-# of make repeat).
+# of make repeat), DRY_RUN=1 (make series with an identity that cannot
+# sign off, to look at the export).
 
 HZ ?= 1000
 export HZ

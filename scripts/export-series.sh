@@ -10,7 +10,7 @@
 # exactly the tree that was built and tested. get_maintainer.pl names the
 # recipients.
 #
-#   export-series.sh [OUTDIR]
+#   export-series.sh [OUTDIR]     (DRY_RUN=1: allow a placeholder identity)
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -21,6 +21,16 @@ PLACEHOLDER="Blk Throttle Dev <dev@blk-throttle.invalid>"
 name=$(git -C "$TOP" config user.name) && email=$(git -C "$TOP" config user.email) ||
 	die "set git config user.name and user.email: the series is posted as you"
 me="$name <$email>"
+# A Signed-off-by certifies the Developer's Certificate of Origin: it
+# needs a person who can be reached. DRY_RUN=1 exports anyway, to look.
+# The domains RFC 2606 reserves never receive mail.
+domain=${email##*@}
+if [ "$me" = "$PLACEHOLDER" ] || [[ "$email" != *@*.* ]] ||
+   [[ ".$domain" =~ \.(invalid|example|test|localhost|example\.(com|net|org))$ ]]; then
+	[ "${DRY_RUN:-0}" = 1 ] ||
+		die "\"$me\" cannot sign off a patch: set git config user.name and user.email to your own (or DRY_RUN=1 to look at the export)"
+	warn "dry run: the export is signed by \"$me\"; do not post it"
+fi
 checks=$("$TOP/scripts/check-series.sh" "$BUILD/series" 2>&1) || {
 	echo "$checks" >&2
 	die "the series is not checkpatch-clean"
