@@ -236,7 +236,7 @@ bt_io_start() {
 # bt_io_end - wait for bt_io_start's IO: sets BT_IO_MS (from submission
 # to completion, by the IO's own clock) and BT_IO_RES (OK or an errno)
 bt_io_end() {
-	read -r -u "$BT_IO_FD" BT_IO_MS BT_IO_RES
+	read -r -u "$BT_IO_FD" BT_IO_MS BT_IO_RES _
 	exec {BT_IO_FD}<&-
 	wait "$BT_IO_PID"
 	rm -f "$BT_OUTDIR/$BT_NAME-io.fifo.err"

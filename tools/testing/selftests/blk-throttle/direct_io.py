@@ -6,10 +6,12 @@ submitted, for a test that changes something while the IO waits.
     direct_io.py read|write PATH BYTES [fdatasync]
 
 Prints "ready" once the file is open and the program loaded, just before
-the IO is submitted; then, when it ends, "MS RESULT": the milliseconds
-from submission to completion (with fdatasync, to the end of that) and
-OK or the errno's name. What the test times is the IO, not the start of
-a program, which on a slow machine takes a while.
+the IO is submitted; then, when it ends, "MS RESULT START END": the
+milliseconds from submission to completion (with fdatasync, to the end
+of that), OK or the errno's name, and the CLOCK_MONOTONIC seconds of
+submission and completion, by which IOs of several programs compare.
+What the test times is the IO, not the start of a program, which on a
+slow machine takes a while.
 """
 import errno
 import mmap
@@ -36,4 +38,5 @@ try:
     res = "OK"
 except OSError as e:
     res = errno.errorcode.get(e.errno, str(e.errno))
-print("%.0f %s" % ((time.monotonic() - t0) * 1000, res), flush=True)
+t1 = time.monotonic()
+print("%.0f %s %.6f %.6f" % ((t1 - t0) * 1000, res, t0, t1), flush=True)
