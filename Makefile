@@ -23,12 +23,12 @@
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-vanilla bench hz-matrix insn-count series build-each clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-vanilla bench hz-matrix insn-count series build-each kunit clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
-	@echo "Other targets: setup fetch tree build build-vanilla check control repeat test-debug test-vanilla hz-matrix insn-count series build-each clean distclean"
+	@echo "Other targets: setup fetch tree build build-vanilla check control repeat test-debug test-vanilla hz-matrix insn-count series build-each kunit clean distclean"
 
 setup:
 	@scripts/setup.sh
@@ -101,6 +101,10 @@ series: setup
 # W=1 build at every patch of the series (slow: a full build first)
 build-each: setup
 	@scripts/build-each.sh $(HZ)
+
+# KUnit with the kernel's kunit.py on UML and i386: results/kunit.md
+kunit: setup
+	@scripts/kunit.sh
 
 clean:
 	rm -rf build/obj build/images build/out build/logs build/kselftest

@@ -6,12 +6,17 @@
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
+#include <linux/math64.h>
 #include <linux/time64.h>
 #include "blk-throttle.h"
 
-#define MS	NSEC_PER_MSEC
-#define SEC	NSEC_PER_SEC
-#define DAY	(86400ULL * NSEC_PER_SEC)
+/*
+ * In u64: NSEC_PER_SEC is a long, 32 bits on 32-bit machines, where
+ * 10 * NSEC_PER_SEC would overflow. And u64 division is div_u64() there.
+ */
+#define MS	((u64)NSEC_PER_MSEC)
+#define SEC	((u64)NSEC_PER_SEC)
+#define DAY	(86400 * SEC)
 
 /*
  * Dispatch @n bios of @cost back to back from @start, each as soon as the
@@ -77,14 +82,15 @@ static void expect_rate(struct kunit *test, u64 amount, u64 rate,
 			unsigned int n)
 {
 	u64 cost = throtl_cost_ns(amount, rate), start = 5 * SEC, vtime = 0;
-	u64 ideal = throtl_mul_div(n * amount, NSEC_PER_SEC, rate, false);
+	u64 ideal = throtl_mul_div(n * amount, SEC, rate, false);
+	u64 slack = div_u64(ideal, 100) + cost;
 	unsigned int free;
 	u64 took;
 
 	took = drive(&vtime, cost, start, n, &free) - start + THROTL_BUCKET_NS;
-	KUNIT_EXPECT_LE_MSG(test, took, ideal + ideal / 100 + cost,
+	KUNIT_EXPECT_LE_MSG(test, took, ideal + slack,
 			    "%llu x %llu at %llu/s", (u64)n, amount, rate);
-	KUNIT_EXPECT_GE_MSG(test, took + ideal / 100 + cost, ideal,
+	KUNIT_EXPECT_GE_MSG(test, took + slack, ideal,
 			    "%llu x %llu at %llu/s", (u64)n, amount, rate);
 }
 
@@ -227,12 +233,13 @@ static void throtl_tokens_test(struct kunit *test)
 		rate = rates[i];
 		/* idle for a day: one depth, THROTL_BUCKET_NS of the rate */
 		tokens = throtl_bucket_tokens(now - DAY, rate, now);
-		KUNIT_EXPECT_EQ(test, tokens, rate / 10);
+		KUNIT_EXPECT_EQ(test, tokens, div_u64(rate, 10));
 
 		/* part full, at an odd time: the tokens are covered ... */
 		vtime = now - 33333333;
 		tokens = throtl_bucket_tokens(vtime, rate, now);
-		KUNIT_EXPECT_EQ(test, tokens, rate * 33333333 / SEC);
+		KUNIT_EXPECT_EQ(test, tokens,
+				div_u64(rate * 33333333, NSEC_PER_SEC));
 		cost = throtl_cost_ns(tokens, rate);
 		KUNIT_EXPECT_EQ(test, throtl_bucket_wait(vtime, cost, now), 0ULL);
 		/* ... and one unit more is not */
