@@ -23,12 +23,12 @@
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-vanilla bench hz-matrix insn-count series build-each kunit clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-kcsan test-vanilla bench hz-matrix insn-count series build-each kunit clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
-	@echo "Other targets: setup fetch tree build build-vanilla check control repeat test-debug test-vanilla hz-matrix insn-count series build-each kunit clean distclean"
+	@echo "Other targets: setup fetch tree build build-vanilla check control repeat test-debug test-kcsan test-vanilla hz-matrix insn-count series build-each kunit clean distclean"
 
 setup:
 	@scripts/setup.sh
@@ -65,6 +65,11 @@ repeat: setup
 # Only the debug variant (kconfig/debug.config): its functional tests
 test-debug: setup
 	@DEBUG=1 scripts/run-tests.sh patched $(HZ)
+
+# The KCSAN variant (kconfig/kcsan.config, in place of KASAN): the same
+# functional tests, failing on any data-race report
+test-kcsan: setup
+	@KCSAN=1 scripts/run-tests.sh patched $(HZ)
 
 # checkpatch --strict on every patch, docutils and kernel-doc on the docs
 check: setup

@@ -28,6 +28,8 @@
 # DEBUG=1 builds and boots the debug variant (KASAN, lockdep, UBSAN, the
 # hung-task detector). It is there for splats and hangs: by default it
 # runs the tests that judge no time (io_max_interface.sh, stress.sh).
+# KCSAN=1 does the same with the KCSAN variant (kconfig/kcsan.config: the
+# data-race detector and lockdep), where a data race is the splat.
 #
 # A SKIP or an XFAIL among the kselftests' results fails the run: in the
 # guests the harness boots every test can run, and no bound may be
@@ -39,6 +41,11 @@ VARIANT=${1:-patched}
 HZ=${2:-${HZ:-1000}}
 flavour=hz$HZ
 [ "${DEBUG:-0}" = 1 ] && flavour=$flavour-debug
+if [ "${KCSAN:-0}" = 1 ]; then
+	[ "${DEBUG:-0}" = 1 ] && die "DEBUG=1 (KASAN) and KCSAN=1 cannot share a kernel"
+	export EXTRA_CONFIG=$TOP/kconfig/kcsan.config
+	flavour=$flavour-kcsan
+fi
 case ${CLOCK:-host} in
 host) ;;
 virtual)
@@ -68,7 +75,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 # the guest starts with a clean environment: hand these over
 genv=(env)
-# The debug variant (KASAN, lockdep):
+# The debug and KCSAN variants (KASAN or KCSAN, lockdep):
 # - the tests that judge no time, unless TESTS says otherwise;
 # - no5lvl: under 5-level paging, identify_cpu() clears boot_cpu_data's
 #   feature bits, LA57 among them, with interrupts on; KASAN takes its
@@ -79,7 +86,7 @@ genv=(env)
 # - 20 min for each test instead of the settings file's 10, and 40 min
 #   before boot.sh calls the guest hung: under TCG a KASAN kernel is
 #   slow (stress.sh's 90 s take about 4 min).
-if [ "${DEBUG:-0}" = 1 ]; then
+if [ "${DEBUG:-0}" = 1 ] || [ "${KCSAN:-0}" = 1 ]; then
 	TESTS=${TESTS-io_max_interface.sh stress.sh}
 	genv+=("KSFT_OVERRIDE_TIMEOUT=1200")
 	export BOOT_APPEND="${BOOT_APPEND:+$BOOT_APPEND }no5lvl"

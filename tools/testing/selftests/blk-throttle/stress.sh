@@ -3,9 +3,12 @@
 #
 # Stress with faults. Writers that verify what they wrote (crc32c) run in
 # three leaf cgroups under one limited parent, on memory-backed null_blk,
+# beside a buffered sequential reader in a group of its own, whose
+# readahead asks blk-throttle for its budget without the queue lock,
 # while a chaos loop, random from a printed seed:
 #
-#  - rewrites a leaf's io.max, down to tiny limits and back to max;
+#  - rewrites a leaf's io.max, and the reader's, down to tiny limits and
+#    back to max;
 #  - moves a writer to another leaf;
 #  - empties a leaf whose bios are throttled, removes it and makes it
 #    again;
@@ -66,7 +69,9 @@ for l in $LEAVES; do
 	mkdir "$TOP/$l"
 done
 
-ktap_set_plan 5
+RA=$(bt_cgroup reader)
+
+ktap_set_plan 6
 ktap_print_msg "seed $SEED (BLK_THROTTLE_STRESS_SEED=$SEED replays it), ${SECS}s"
 RANDOM=$SEED
 
@@ -101,6 +106,16 @@ for l in $LEAVES; do
 	n=$((n + 1))
 done
 
+# the reader: buffered 4 KiB reads, so readahead sizes the bios, from
+# the half of the device no writer touches; at most 2 MiB/s of its own,
+# so that unlimited it does not take the CPU the writers need
+"${BT_IN_CGROUP[@]}" "$RA" \
+	timeout -k 5 "$DEADLINE" fio --name=reader --filename="$DEV" \
+	--offset=512M --size=256M --rw=read --bs=4k --ioengine=psync \
+	--rate=2m --invalidate=1 --time_based --runtime="$SECS" \
+	>"$BT_OUTDIR/$BT_NAME-reader.log" 2>&1 &
+pid[3]=$!
+
 pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
 
 changes=0 moves=0 removals=0 faults=0
@@ -116,6 +131,9 @@ while [ $SECONDS -lt $end ]; do
 			"wbps=1048576" "rbps=2097152 wbps=4194304" \
 			"rbps=max wbps=max riops=max wiops=max")
 		echo "$D $lim" >"$TOP/$leaf/io.max" && changes=$((changes + 1))
+		lim=$(pick "rbps=65536" "rbps=1048576" "rbps=262144 riops=50" \
+			"rbps=8388608" "rbps=max riops=max")
+		echo "$D $lim" >"$RA/io.max" && changes=$((changes + 1))
 		;;
 	4|5)
 		# the writers of a leaf to another, with what they have queued
@@ -158,10 +176,11 @@ while [ $SECONDS -lt $end ]; do
 	sleep 0.$((RANDOM % 4 + 1))
 done
 
-# let the writers finish at full speed
+# let the writers and the reader finish at full speed
 for l in $LEAVES; do
 	echo "$D rbps=max wbps=max riops=max wiops=max" >"$TOP/$l/io.max"
 done
+echo "$D rbps=max riops=max" >"$RA/io.max"
 
 # timeout(1) ends a writer that outlives its deadline: 124, or 137
 hung=0
@@ -169,6 +188,8 @@ for i in 0 1 2; do
 	wait "${pid[$i]}"
 	case $? in 124|137) hung=$((hung + 1)) ;; esac
 done
+wait "${pid[3]}"
+reader_rc=$?
 pid=()
 ktap_print_msg "limit changes $changes, moves $moves, removals $removals," \
 	"power-offs $faults"
@@ -199,6 +220,8 @@ stat_r=$(bt_iostat "$TOP" rbytes)
 ktap_print_msg "fio: wrote $fio_w bytes, verified $verified IOs ($fio_r bytes);" \
 	"io.stat: wbytes=$stat_w rbytes=$stat_r"
 ktap_test_result "every writer ended by its deadline (${DEADLINE}s)" [ "$hung" = 0 ]
+ktap_test_result "the buffered reader ended without error by its deadline" \
+	[ "$reader_rc" = 0 ]
 ktap_test_result "no verify error, no fio error ($verified IOs verified)" \
 	[ "$fio_errs" = 0 ]
 ktap_test_result "the writers verified what they wrote" [ "$verified" -gt 0 ]
