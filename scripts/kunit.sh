@@ -64,7 +64,7 @@ for arch in $ARCHS; do
 done
 
 {
-	echo "# KUnit on UML and a 32-bit kernel"
+	echo "# KUnit under kunit.py: $ARCHS"
 	echo
 	echo "\`scripts/kunit.sh\` (\`make kunit\`): \`tools/testing/kunit/kunit.py run"
 	echo "--kunitconfig=block/.kunitconfig --arch=ARCH\` on the patched tree"
