@@ -23,12 +23,12 @@
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-kcsan test-vanilla bench hz-matrix insn-count series build-each kunit clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-kcsan test-vanilla bench hz-matrix insn-count series robot kunit clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
-	@echo "Other targets: setup fetch tree build build-vanilla check control repeat test-debug test-kcsan test-vanilla hz-matrix insn-count series build-each kunit clean distclean"
+	@echo "Other targets: setup fetch tree build build-vanilla check control repeat test-debug test-kcsan test-vanilla hz-matrix insn-count series robot kunit clean distclean"
 
 setup:
 	@scripts/setup.sh
@@ -99,13 +99,15 @@ insn-count: setup
 	@scripts/insn-count.sh
 	@cp build/out/insn-count/report.md results/insn-count.md
 
-# The series as git format-patch files with a cover letter, in out/series
+# The two series (fixes, then feature) as git format-patch files with
+# cover letters, in out/series/fixes and out/series/feature
 series: setup
 	@scripts/export-series.sh
 
-# W=1 build at every patch of the series (slow: a full build first)
-build-each: setup
-	@scripts/build-each.sh $(HZ)
+# The kernel test robot's checks at every patch, one table:
+# results/robot.md (slow: a full build per check the first time)
+robot:
+	@scripts/robot.sh
 
 # KUnit with the kernel's kunit.py on UML and i386: results/kunit.md
 kunit: setup

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Export the series for posting: git format-patch files with a cover
-# letter into OUTDIR (default out/series). The cover letter is
-# series/cover-letter.txt with the benchmark tables generated from
-# results/ and the base it applies to. Before writing anything the series
+# letter into OUTDIR/NAME (default out/series/NAME) for each series that
+# patches/series names: fixes, then feature. A cover letter is
+# series/NAME.txt with the benchmark tables generated from results/ and
+# the base it applies to. Before writing anything the series
 # must be clean under checkpatch --strict (check-series.sh); after, it is
 # applied with git am to a pristine checkout of the base and must give
 # exactly the tree that was built and tested. get_maintainer.pl names the
@@ -36,8 +37,6 @@ checks=$("$TOP/scripts/check-series.sh" "$BUILD/series" 2>&1) || {
 	die "the series is not checkpatch-clean"
 }
 
-n=$(git -C "$LINUX" rev-list --count base..patched)
-subject=$(head -n 1 "$TOP/series/cover-letter.txt")
 tables=$(python3 "$TOP/scripts/bench-table.py" \
 		--scenarios=seed000,rbps4k,readers16 "$TOP/results/bench.json"
 	 if [ -f "$TOP/results/hz250/bench.json" ]; then
@@ -47,63 +46,86 @@ tables=$(python3 "$TOP/scripts/bench-table.py" \
 	 fi
 	 ra=$(cd "$TOP/bench" && ls ra*.fio | sed 's/\.fio$//' | paste -sd,)
 	 echo
-	 echo "Buffered sequential 4 KiB readers on ext4 (patches 10-11):"
+	 echo "Buffered sequential 4 KiB readers on ext4 (readahead fitted to the budget):"
 	 echo
 	 python3 "$TOP/scripts/bench-table.py" --rates --scenarios="$ra" \
 		"$TOP/results/bench.json" | sed 1,2d)
-base="The series applies to Linux $(make -s -C "$LINUX" kernelversion) as shipped in Debian's
-$(lock package) $(cat "$DL/version"), source tarball sha256
-$(lock tarball_sha256)."
+base="Linux $(make -s -C "$LINUX" kernelversion) as shipped in Debian's $(lock package)
+$(cat "$DL/version"), source tarball sha256
+$(lock tarball_sha256)"
 
+# The series, each in OUT/NAME with its cover letter series/NAME.txt
+# (first line the subject, second "Prefix: PATCH vN"); each applies on
+# top of the one before it.
+mapfile -t groups < <(sed -n 's|^\([A-Za-z0-9_-]*\)/.*|\1|p' "$TOP/patches/series" | uniq)
+[ ${#groups[@]} -gt 0 ] || die "patches/series names no series (fixes/..., feature/...)"
 rm -rf "$OUT"
-mkdir -p "$OUT"
-git -C "$LINUX" -c user.name="$name" -c user.email="$email" format-patch \
-	-q --no-signature --cover-letter --subject-prefix=PATCH -o "$OUT" \
-	base..patched
-# your name on every From: and Signed-off-by: the placeholder held
-python3 - "$PLACEHOLDER" "$me" "$OUT"/0*.patch <<'PY'
-import sys
-old, new = sys.argv[1], sys.argv[2]
-for path in sys.argv[3:]:
-    text = open(path).read()
-    for tag in ("From: ", "Signed-off-by: "):
-        text = text.replace("\n" + tag + old + "\n", "\n" + tag + new + "\n")
-    open(path, "w").write(text)
-PY
-! grep -l "$PLACEHOLDER" "$OUT"/0*.patch >/dev/null ||
-	die "the placeholder identity is still in the export"
-cover=$OUT/0000-cover-letter.patch
-mapfile -t patches < <(ls "$OUT"/0*.patch | grep -v 0000-cover-letter)
-python3 - "$cover" "$TOP/series/cover-letter.txt" "$tables" "$base" <<'PY'
-import sys
-path, tmpl, tables, base = sys.argv[1:5]
-text = open(path).read()
-lines = open(tmpl).read().split("\n")
-subject, body = lines[0], "\n".join(lines[1:]).strip("\n")
-body = body.replace("@@TABLES@@", "\n".join(
-    ("  " + l).rstrip() for l in tables.split("\n")))
-body = body.replace("@@BASE@@", base)
-text = text.replace("*** SUBJECT HERE ***", subject)
-text = text.replace("*** BLURB HERE ***", body)
-open(path, "w").write(text)
-PY
+prev=base
+prevsubj=
+all=()
+for grp in "${groups[@]}"; do
+	tmpl=$TOP/series/$grp.txt
+	[ -f "$tmpl" ] || die "no cover letter for the $grp series: $tmpl"
+	subject=$(sed -n 1p "$tmpl")
+	prefix=$(sed -n 's/^Prefix: //p' "$tmpl" | head -n 1)
+	o=$OUT/$grp
+	mkdir -p "$o"
+	git -C "$LINUX" -c user.name="$name" -c user.email="$email" format-patch \
+		-q --no-signature --cover-letter --subject-prefix="${prefix:-PATCH}" \
+		-o "$o" "$prev..$grp"
+	# your name on every From: and Signed-off-by: the placeholder held
+	python3 - "$PLACEHOLDER" "$me" "$o"/0*.patch <<-'PY'
+	import sys
+	old, new = sys.argv[1], sys.argv[2]
+	for path in sys.argv[3:]:
+	    text = open(path).read()
+	    for tag in ("From: ", "Signed-off-by: "):
+	        text = text.replace("\n" + tag + old + "\n", "\n" + tag + new + "\n")
+	    open(path, "w").write(text)
+	PY
+	! grep -l "$PLACEHOLDER" "$o"/0*.patch >/dev/null ||
+		die "the placeholder identity is still in the export"
+	if [ "$prev" = base ]; then
+		applies="The series applies to $base."
+	else
+		applies="The series applies on top of \"$prevsubj\", posted with it, on
+$base."
+	fi
+	python3 - "$o/0000-cover-letter.patch" "$tmpl" "$tables" "$applies" <<-'PY'
+	import sys
+	path, tmpl, tables, base = sys.argv[1:5]
+	text = open(path).read()
+	lines = open(tmpl).read().split("\n")
+	body = "\n".join(l for l in lines[1:] if not l.startswith("Prefix: "))
+	body = body.strip("\n").replace("@@TABLES@@", "\n".join(
+	    ("  " + l).rstrip() for l in tables.split("\n")))
+	body = body.replace("@@BASE@@", base)
+	text = text.replace("*** SUBJECT HERE ***", lines[0])
+	text = text.replace("*** BLURB HERE ***", body)
+	open(path, "w").write(text)
+	PY
+	mapfile -t patches < <(ls "$o"/0*.patch | grep -v 0000-cover-letter)
+	all+=("${patches[@]}")
+	# get_maintainer.pl: who gets it
+	(cd "$LINUX" && scripts/get_maintainer.pl --no-git --no-git-fallback \
+		--no-rolestats "${patches[@]}" 2>/dev/null) |
+		sort -u >"$o/recipients.txt"
+	[ -s "$o/recipients.txt" ] || die "get_maintainer.pl named no one for $grp"
+	prev=$grp
+	prevsubj=$subject
+done
 
-# get_maintainer.pl: who gets it
-(cd "$LINUX" && scripts/get_maintainer.pl --no-git --no-git-fallback \
-	--no-rolestats "${patches[@]}" 2>/dev/null) |
-	sort -u >"$OUT/recipients.txt"
-[ -s "$OUT/recipients.txt" ] || die "get_maintainer.pl named no one"
-
-# git am on a pristine checkout of the base gives the tested tree
+# git am of the series, in order, on a pristine checkout of the base
+# gives the tested tree
 wt=$BUILD/am-check
 git -C "$LINUX" worktree remove --force "$wt" 2>/dev/null
 rm -rf "$wt"
 git -C "$LINUX" worktree add -q --detach "$wt" base ||
 	die "cannot check out the base in $wt"
 if ! git -C "$wt" -c user.name=check -c user.email=check@localhost \
-	am -q "${patches[@]}" >"$LOGS/am-check.log" 2>&1; then
+	am -q "${all[@]}" >"$LOGS/am-check.log" 2>&1; then
 	cat "$LOGS/am-check.log" >&2
-	die "the exported series does not apply with git am on the base"
+	die "the exported series do not apply with git am on the base"
 fi
 [ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(git -C "$LINUX" rev-parse 'patched^{tree}')" ] ||
 	die "git am of the export does not give the tree that was tested"
@@ -115,6 +137,8 @@ echo "$checks" | grep -v '^==>'
 echo
 echo "git am on $(lock package) $(cat "$DL/version"): applies, same tree as tested"
 echo "from and signed off by: $me"
-echo "recipients (get_maintainer.pl):"
-sed 's/^/  /' "$OUT/recipients.txt"
-say "series of $n patches and a cover letter in $OUT"
+for grp in "${groups[@]}"; do
+	echo "$grp: $(ls "$OUT/$grp"/0*.patch | grep -vc 0000-cover-letter) patches, \"$(sed -n 1p "$TOP/series/$grp.txt")\"; recipients (get_maintainer.pl):"
+	sed 's/^/  /' "$OUT/$grp/recipients.txt"
+done
+say "series and cover letters in $OUT/{$(IFS=,; echo "${groups[*]}")}"

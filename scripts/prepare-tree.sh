@@ -11,8 +11,13 @@
 # The patch (git format-patch) carries the commit message and the changes
 # to upstream files; the paths after it are new files kept in this
 # repository at their kernel paths, added to that same commit, so that
-# every commit builds on its own. New files no line names go into a last commit named
-# "overlay", which "make series" refuses to export.
+# every commit builds on its own. New files no line names go into a last
+# commit named "overlay", which "make series" refuses to export.
+#
+# A patch kept in a directory (fixes/NNNN-subject.patch) belongs to the
+# series of that name, posted on its own: the tag of that name marks the
+# last commit of its series, and each series applies on top of the one
+# before it.
 #
 # The variant "jiffies" is the series with bench/jiffies-clock.patch on
 # top: its token buckets on a jiffies clock and timer_list, the kernel
@@ -71,7 +76,7 @@ overlay_files() {
 
 # The stamp says what "patched" was built from; skip the work if unchanged.
 stamp=$( (echo "$VERSION"; cat "$TOP/patches/series" 2>/dev/null
-	  for f in "$TOP"/patches/*.patch $(overlay_files | sed "s|^|$TOP/|"); do
+	  for f in "$TOP"/patches/*.patch "$TOP"/patches/*/*.patch $(overlay_files | sed "s|^|$TOP/|"); do
 		[ -f "$f" ] && sha256sum "$f"
 	  done) | sha256sum | cut -d' ' -f1)
 
@@ -79,6 +84,7 @@ if [ "$(cat "$LINUX/.git/patched-stamp" 2>/dev/null)" != "$stamp" ] ||
    ! g rev-parse -q --verify patched >/dev/null; then
 	say "applying the series onto base"
 	g checkout -q -f -B patched base
+	g tag -l | grep -vx base | xargs -r git -C "$LINUX" tag -d >/dev/null
 	g clean -q -fdx -e /.git
 	assigned=$(mktemp)
 	if [ -f "$TOP/patches/series" ]; then
@@ -94,6 +100,7 @@ if [ "$(cat "$LINUX/.git/patched-stamp" 2>/dev/null)" != "$stamp" ] ||
 				echo "$p" >>"$assigned"
 			done
 			[ -z "$paths" ] || g commit -q --amend --no-edit --allow-empty --no-verify
+			[ "${patch%/*}" = "$patch" ] || g tag -f "${patch%/*}" >/dev/null
 		done <"$TOP/patches/series"
 	fi
 	rest=$(overlay_files | grep -vxF -f "$assigned" || true)

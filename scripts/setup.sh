@@ -8,12 +8,17 @@
 # readahead tests and benchmarks make ext4), and the Python tools
 # (virtme-ng, matplotlib, and ply and GitPython for checkpatch's SPDX
 # check). Safe to run again: it only installs what is missing.
+#
+#   setup.sh [robot]   (robot: also clang, lld and LLVM 19, sparse and
+#                       the arm cross gcc, for robot.sh)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 DEBS="build-essential git flex bison bc gawk libelf-dev libssl-dev ccache
       qemu-system-x86 fio cpio kmod busybox-static xz-utils rsync zstd
       jq perl python3-docutils udev e2fsprogs"
+[ "${1:-}" = robot ] &&
+	DEBS="$DEBS clang-19 lld-19 llvm-19 sparse gcc-arm-linux-gnueabihf"
 PIP="virtme-ng==1.42 matplotlib==3.8.4 ply==3.11 GitPython==3.1.43"
 
 missing=

@@ -1,0 +1,297 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the kernel test robot checks when a series is posted, at the base
+# and at every patch of ours: one row a commit, one column a check,
+# printed and written to results/robot.md. A cell is green when the
+# commit builds and its build prints no warning that the base's does not
+# (W=1, line numbers ignored); the .c files the series touches are
+# rebuilt at every commit, so that their warnings are counted in every
+# row, not only in the row of the patch that changed them.
+#
+#   robot.sh [CHECK ...]     (default: every check, in this order)
+#
+#   gcc         x86_64, gcc, W=1, the test config with blktrace on
+#   boot        gcc's kernel booted (QEMU), KUnit judged by kunit.py
+#   sparse      make C=2 on the .c files the series touches, in gcc's tree
+#   i386        i386, gcc, W=1
+#   clang       x86_64, clang and LLVM tools (LLVM=-19), W=1
+#   arm32       32-bit arm (ARMv7, virt machine), Debian's cross gcc, W=1
+#   nothrottle  gcc with CONFIG_BLK_DEV_THROTTLING=n
+#   noblkcg     gcc with CONFIG_BLK_CGROUP=n
+#   notrace     gcc with CONFIG_BLK_DEV_IO_TRACE=n
+#   rand1-rand3 gcc, seeded random choices of 24 block, cgroup, timer,
+#               preemption and debug symbols; the block layer and the
+#               throttle stay on
+#   kunit       at the last commit only: kunit.py run on UML and i386
+#               (scripts/kunit.sh, results/kunit.md)
+#
+# Each check has its own object directory under build/robot and builds
+# incrementally from one commit to the next; a cell's result is kept,
+# keyed by the commit's tree and the check's config, so that a second
+# run does only what changed. Slow (a full build per check the first
+# time) and not part of "make test". REV=branch checks base..branch of
+# build/linux instead of the series.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+R=$BUILD/robot
+WT=$R/src
+REV=${REV:-patched}
+ALL="gcc boot sparse i386 clang arm32 nothrottle noblkcg notrace rand1 rand2 rand3 kunit"
+CHECKS=${*:-$ALL}
+
+"$TOP/scripts/setup.sh" robot || exit 1
+"$TOP/scripts/prepare-tree.sh" patched >/dev/null || exit 1
+mkdir -p "$R"
+if [ ! -e "$WT/.git" ]; then
+	git -C "$LINUX" worktree add -q --detach "$WT" base ||
+		die "cannot create the worktree $WT"
+fi
+commits=(base $(git -C "$LINUX" rev-list --reverse "base..$REV"))
+touched=$(git -C "$LINUX" diff --name-only "base..$REV" -- '*.c')
+
+# what each check adds to tinyconfig and kconfig/*.config
+extra() {
+	case $1 in
+	gcc|i386|clang|arm32) printf '%s\n' CONFIG_FTRACE=y CONFIG_BLK_DEV_IO_TRACE=y ;;
+	nothrottle) echo "CONFIG_BLK_DEV_THROTTLING=n" ;;
+	noblkcg) echo "CONFIG_BLK_CGROUP=n" ;;
+	notrace) printf '%s\n' CONFIG_FTRACE=y CONFIG_BLK_DEV_IO_TRACE=n ;;
+	rand*)
+		python3 - "${1#rand}" <<-'PY'
+		import random, sys
+		rnd = random.Random(int(sys.argv[1]))
+		syms = """BLK_CGROUP_IOCOST BLK_CGROUP_IOLATENCY BLK_CGROUP_IOPRIO
+		BLK_WBT BLK_DEV_ZONED BLK_INLINE_ENCRYPTION BLK_DEV_INTEGRITY
+		BLK_DEBUG_FS DEBUG_FS SMP HIGH_RES_TIMERS NO_HZ_IDLE MEMCG
+		CGROUP_WRITEBACK TRANSPARENT_HUGEPAGE KUNIT PROVE_LOCKING
+		DEBUG_ATOMIC_SLEEP DEBUG_OBJECTS_TIMERS FTRACE BLK_DEV_IO_TRACE
+		PRINTK""".split()
+		for s in syms:
+		    print("CONFIG_%s=%s" % (s, rnd.choice("yn")))
+		print("CONFIG_HZ_%s=y" % rnd.choice(["100", "250", "300", "1000"]))
+		print("CONFIG_%s=y" % rnd.choice(["PREEMPT_NONE", "PREEMPT_VOLUNTARY", "PREEMPT"]))
+		PY
+		;;
+	esac
+}
+
+# make arguments of each check
+margs() {
+	case $1 in
+	i386) echo "ARCH=i386 CC=ccache\ gcc" ;;
+	clang) echo "LLVM=-19 CC=ccache\ clang-19" ;;
+	arm32) echo "ARCH=arm CROSS_COMPILE=arm-linux-gnueabihf- CC=ccache\ arm-linux-gnueabihf-gcc" ;;
+	*) echo "CC=ccache\ gcc" ;;
+	esac
+}
+
+# config CHECK OBJ - write the check's .config into OBJ, made on the
+# series' last commit (a symbol a later patch adds would be dropped at
+# the earlier ones; make brings it back in line at each commit)
+config() {
+	local c=$1 obj=$2 frags=() f
+	local cfg=$R/cfg-$c
+	rm -rf "$cfg"
+	mkdir -p "$cfg"
+	extra "$c" >"$cfg/extra.config"
+	frags=("$TOP/kconfig/blk-throttle.config" "$TOP/kconfig/series.config")
+	if [ "$c" = arm32 ]; then
+		printf '%s\n' CONFIG_MMU=y CONFIG_ARCH_MULTI_V7=y CONFIG_ARCH_VIRT=y \
+			CONFIG_AEABI=y CONFIG_BINFMT_ELF=y CONFIG_PRINTK=y \
+			CONFIG_SYSFS=y CONFIG_PROC_FS=y >"$cfg/arm.config"
+		frags+=("$cfg/arm.config")
+	else
+		frags=("$TOP/kconfig/base.config" "${frags[@]}")
+	fi
+	frags+=("$cfg/extra.config")
+	git -C "$WT" checkout -q --detach "${commits[-1]}" || return 1
+	eval "make -C '$WT' O='$cfg' -s $(margs "$c") tinyconfig" &&
+	"$WT/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" "${frags[@]}" &&
+	eval "make -C '$WT' O='$cfg' -s $(margs "$c") olddefconfig" || return 1
+	# the lines that make the check what it is must have survived (a
+	# random choice may be dropped for a dependency: that is randconfig)
+	while read -r line; do
+		case $line in
+		*=n) ! grep -q "^${line%=n}=" "$cfg/.config" ;;
+		*) grep -qxF "$line" "$cfg/.config" ;;
+		esac || { echo "$c: $line did not survive olddefconfig" >&2; return 1; }
+	done < <(case $c in rand*) ;; *) grep -v '^$' "$cfg/extra.config" ;; esac)
+	mkdir -p "$obj"
+	cp "$cfg/.config" "$R/$c.config"
+}
+
+# warnings, and errors, without line and column numbers; not W=1's
+# scripts/misc-check, which lists every tracked file a .gitignore
+# matches: the base is committed whole from the tarball, and upstream's
+# git tree tracks none of them
+warnings() {
+	grep -E '(warning|error):|undefined reference|undefined symbol' "$1" |
+		grep -v ': warning: ignored by one of the .gitignore files$' |
+		sed -E "s|$WT/||g; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/" | sort -u
+}
+
+key() { # key CHECK I: the commit's tree and the check's config
+	echo "$(git -C "$LINUX" rev-parse "${commits[$2]}^{tree}")-$(sha256sum <"$R/$1.config" | cut -c1-12)"
+}
+done_cell() { [ -f "$R/$1/$(key "$1" "$2").res" ]; }
+
+# judge CHECK I RC: the cell's result from its build's status and log
+judge() {
+	local c=$1 i=$2 rc=$3 k
+	k=$R/$c/$(key "$c" "$i")
+	warnings "$k.log" >"$k.w"
+	if [ "$i" = 0 ]; then
+		cp "$k.w" "$R/$c/base.w"
+		: >"$k.new"
+	else
+		comm -13 "$R/$c/base.w" "$k.w" >"$k.new"
+	fi
+	if [ "$rc" != 0 ]; then
+		echo FAILED
+	elif [ -s "$k.new" ]; then
+		echo "$(wc -l <"$k.new") new"
+	else
+		echo ok
+	fi >"$k.res"
+}
+
+# build CHECK I - build commit I in the check's objects; judge it
+build() {
+	local c=$1 i=$2 obj=$R/obj-$1 f
+	git -C "$WT" checkout -q --detach "${commits[$i]}" || die "cannot check out ${commits[$i]}"
+	cmp -s "$R/$c.config" "$obj/.config" || cp "$R/$c.config" "$obj/.config"
+	for f in $touched; do [ -f "$WT/$f" ] && touch "$WT/$f"; done
+	eval "make -C '$WT' O='$obj' -j$NPROC $(margs "$c") W=1 \
+		KBUILD_BUILD_TIMESTAMP=2026-01-01 all" >"$R/$c/$(key "$c" "$i").log" 2>&1
+	local rc=$?
+	judge "$c" "$i" "$rc"
+	return $rc
+}
+
+# sparse I - make C=2 on the touched .c files, in gcc's objects at I
+sparse() {
+	local i=$1 objs=() f k
+	k=$R/sparse/$(key sparse "$i")
+	for f in $touched; do
+		[ -f "$WT/$f" ] && [ -f "$R/obj-gcc/${f%.c}.o" ] && objs+=("${f%.c}.o")
+	done
+	eval "make -C '$WT' O='$R/obj-gcc' -j$NPROC $(margs gcc) W=1 C=2 ${objs[*]}" >"$k.make" 2>&1
+	local rc=$?
+	grep -E '^[^ ]+: (warning|error):' "$k.make" >"$k.log"
+	judge sparse "$i" "$rc"
+}
+
+# boot I - boot gcc's kernel at I; KUnit's results judged by kunit.py
+boot() {
+	local i=$1 k out rc=0
+	k=$R/boot/$(key boot "$i")
+	out=$k.guest
+	rm -rf "$out"
+	mkdir -p "$out"
+	BOOT_TIMEOUT=300 "$TOP/scripts/boot.sh" "$R/obj-gcc/arch/x86/boot/bzImage" \
+		"$out" true >"$k.boot" 2>&1 || rc=1
+	if [ $rc = 0 ] && grep -qE '^\[ *[0-9.]+\] *KTAP version' "$out/console.log"; then
+		python3 "$LINUX/tools/testing/kunit/kunit.py" parse "$out/console.log" >"$k.kunit" 2>&1 || rc=1
+		! grep -qE 'SKIPPED|XFAIL' "$k.kunit" || rc=1
+	fi
+	: >"$k.log"
+	judge boot "$i" "$rc"
+}
+
+for c in $CHECKS; do
+	case " $ALL " in *" $c "*) ;; *) die "no check \"$c\" (checks: $ALL)" ;; esac
+done
+# boot and sparse run in gcc's tree, with it
+CHECKS=$(for c in $CHECKS; do case $c in boot|sparse) echo gcc ;; *) echo "$c" ;; esac; done | awk '!s[$0]++')
+for c in $CHECKS; do
+	if [ "$c" = kunit ]; then
+		# kunit.sh runs on the series as prepared in build/linux
+		[ "$REV" = patched ] || { warn "kunit runs on the series only"; continue; }
+		i=$((${#commits[@]} - 1))
+		git -C "$LINUX" diff --name-only base..patched -- block/Kconfig block/.kunitconfig >"$R/kunit.config"
+		mkdir -p "$R/kunit"
+		k=$R/kunit/$(key kunit "$i")
+		say "robot: kunit"
+		if "$TOP/scripts/kunit.sh" >"$k.log" 2>&1; then
+			echo ok
+		else
+			echo FAILED
+		fi >"$k.res"
+		: >"$k.new"
+		[ "$(cat "$k.res")" = ok ] || say "kunit: $(cat "$k.res") (log: $k.log)"
+		continue
+	fi
+	config "$c" "$R/obj-$c" || { warn "cannot configure the $c check"; continue; }
+	with=$c
+	if [ "$c" = gcc ]; then
+		with="gcc sparse boot"
+		cp "$R/gcc.config" "$R/sparse.config"
+		cp "$R/gcc.config" "$R/boot.config"
+	fi
+	for x in $with; do mkdir -p "$R/$x"; done
+	say "robot: $with"
+	start=$(date +%s)
+	for i in "${!commits[@]}"; do
+		todo=
+		for x in $with; do done_cell "$x" "$i" || todo="$todo $x"
+		done
+		if [ -n "$todo" ]; then
+			build "$c" "$i"
+			built=$?
+			case " $todo " in *" sparse "*) sparse "$i" ;; esac
+			case " $todo " in *" boot "*)
+				if [ $built = 0 ]; then boot "$i"; else
+					: >"$R/boot/$(key boot "$i").log"; judge boot "$i" 1; fi ;;
+			esac
+		fi
+		for x in $with; do
+			res=$(cat "$R/$x/$(key "$x" "$i").res")
+			[ "$res" = ok ] || say "$x at $(git -C "$LINUX" log -1 --format=%s "${commits[$i]}"): $res"
+		done
+	done
+	say "robot: $with done in $(( $(date +%s) - start ))s"
+done
+
+# the table, from every cell on record for the commits of now
+{
+	echo "# The kernel test robot's checks, at every patch"
+	echo
+	echo "\`scripts/robot.sh\` ($(date -u +%Y-%m-%d)) on $(lock package) $(cat "$DL/version"):"
+	echo "\"ok\": builds, and no warning the base's build does not print; \"N new\":"
+	echo "warnings (or errors) the base does not have; \"-\": not run. See the"
+	echo "script's header for what each check builds; configs in build/robot."
+	echo
+	printf '| commit |'
+	for c in $ALL; do printf ' %s |' "$c"; done
+	echo
+	printf '|---|'
+	for c in $ALL; do printf -- '---|'; done
+	echo
+	for i in "${!commits[@]}"; do
+		printf '| %s |' "$(git -C "$LINUX" log -1 --format=%s "${commits[$i]}")"
+		for c in $ALL; do
+			res=-
+			if [ -f "$R/$c.config" ]; then
+				done_cell "$c" "$i" && res=$(cat "$R/$c/$(key "$c" "$i").res")
+			fi
+			printf ' %s |' "$res"
+		done
+		echo
+	done
+	new=$(for c in $ALL; do for i in "${!commits[@]}"; do
+		[ -f "$R/$c.config" ] && cat "$R/$c/$(key "$c" "$i").new" 2>/dev/null
+	done; done | sort -u)
+	if [ -n "$new" ]; then
+		echo
+		echo "New warnings:"
+		echo
+		echo "$new" | sed 's/^/    /'
+	fi
+} >"$R/robot.md"
+cat "$R/robot.md"
+cp "$R/robot.md" "$TOP/results/robot.md"
+! grep -qE '\| ([0-9]+ new|FAILED) ' "$R/robot.md" ||
+	die "a check failed or found new warnings (logs in $R/CHECK/)"
+say "robot: every cell run is green"
