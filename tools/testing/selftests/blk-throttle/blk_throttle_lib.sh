@@ -242,6 +242,38 @@ bt_io_end() {
 	rm -f "$BT_OUTDIR/$BT_NAME-io.fifo.err"
 }
 
+# bt_io_together CGROUP N read|write PATH BYTES - N O_DIRECT IOs
+# (direct_io.py) in CGROUP at once; sets BT_IO_ENDS to when each of them
+# completed, in ms from the first submission of any, by the clock the
+# IOs read as they are submitted and complete, earliest first; empty if
+# one of them failed
+bt_io_together() {
+	local cg=$1 n=$2 t=$BT_OUTDIR/$BT_NAME-together i pids=()
+
+	shift 2
+	for i in $(seq "$n"); do
+		"${BT_IN_CGROUP[@]}" "$cg" python3 "$BT_DIR/direct_io.py" "$@" \
+			>"$t.$i" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	# "ready", then "MS RESULT START END" from each
+	BT_IO_ENDS=$(cat "$t".* | awk -v n="$n" '
+		$2 == "OK" { k++; s[k] = $3; e[k] = $4 }
+		END {
+			if (k != n)
+				exit 1
+			first = s[1]
+			for (i = 2; i <= k; i++)
+				if (s[i] < first)
+					first = s[i]
+			for (i = 1; i <= k; i++)
+				printf "%.0f\n", (e[i] - first) * 1000
+		}' | sort -n | paste -sd ' ')
+	[ -n "$BT_IO_ENDS" ] || ktap_print_msg "IOs: $(cat "$t".* | paste -sd ' ')"
+	rm -f "$t".*
+}
+
 # bt_paced IOS SIZE LIMIT - the rate of IOS IOs of SIZE each (1 for IOPS,
 # KiB for KiB/s) over BT_RUNTIME seconds, less the burst of one bucket
 # (100 ms of the LIMIT) that a group with a fresh limit takes at once

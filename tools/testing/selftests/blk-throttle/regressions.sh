@@ -100,28 +100,16 @@ done
 # throtl/007: two 1 MiB writers split into pages, at wbps=1MiB/s, end
 # 1 s and 2 s after the first of them began; an iops limit far above
 # changes nothing ("blk-throttle: Prevents the bps restricted io from
-# entering the bps queue again"). Each write times itself
-# (direct_io.py): the ends count from the first submission of either,
-# by the clock the IOs read as they are submitted and complete, not from
-# the start of a program, nor from when a program's report reaches the
-# test (where files are slow to write, a filesystem served over the
-# network say, the first writer's report could wait for the second).
+# entering the bps queue again"). The writes time themselves
+# (bt_io_together), not from the start of a program, nor from when a
+# program's report reaches the test (where files are slow to write, a
+# filesystem served over the network say, the first writer's report
+# could wait for the second).
 for extra in "" " wiops=1000000"; do
 	limit "wbps=1048576$extra"
-	t=$BT_OUTDIR/$BT_NAME-two
-	for i in 1 2; do
-		"${BT_IN_CGROUP[@]}" "$CG" python3 "$BT_DIR/direct_io.py" write \
-			"$BT_DEV" 1048576 >"$t.$i" 2>&1 &
-	done
-	wait
-	# "ready", then "MS RESULT START END" from each
-	ms=$(cat "$t.1" "$t.2" | awk '$2 == "OK" { n++; s[n] = $3; e[n] = $4 }
-		END { if (n != 2) exit 1; first = s[1] < s[2] ? s[1] : s[2]
-		      for (i = 1; i <= 2; i++) printf "%.0f\n", (e[i] - first) * 1000 }' |
-	     sort -n | paste -sd ' ')
-	[ -n "$ms" ] || ktap_print_msg "writers: $(cat "$t.1" "$t.2" | paste -sd ' ')"
+	bt_io_together "$CG" 2 write "$BT_DEV" 1048576
+	ms=$BT_IO_ENDS
 	got=$(echo "${ms:-0 0}" | awk '{ printf "%.0f %.0f", $1 / 1000, $2 / 1000 }')
-	rm -f "$t".*
 	unlimit
 	desc="two split 1 MiB writers at wbps=1MiB/s$extra"
 	ktap_print_msg "$desc: ends after ${ms/ /, } ms"
