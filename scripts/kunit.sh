@@ -19,30 +19,35 @@ cd "$LINUX" || exit 1
 # that starts; where /dev/kvm opens but KVM guests hang after
 # decompression (see detect-accel.sh), it hangs. The suite runs in
 # seconds under TCG, so unless ACCEL=kvm a wrapper first on PATH leaves
-# "-accel kvm" out.
-if [ "${ACCEL:-tcg}" != kvm ]; then
-	wrap=$BUILD/kunit-bin
-	mkdir -p "$wrap"
-	for q in /usr/bin/qemu-system-*; do
-		cat >"$wrap/${q##*/}" <<-EOF
-		#!/bin/bash
-		args=()
-		while [ \$# -gt 0 ]; do
-			if [ "\$1" = -accel ] && [ "\$2" = kvm ]; then shift 2; continue; fi
-			args+=("\$1"); shift
-		done
-		exec $q "\${args[@]}"
-		EOF
-		chmod +x "$wrap/${q##*/}"
+# "-accel kvm" out of the QEMU an architecture's qemu_config names.
+wrap=$BUILD/kunit-bin
+rm -rf "$wrap"
+mkdir -p "$wrap"
+wrap_qemu() {
+	local q
+	q=$(sed -n "s/.*qemu_arch='\([^']*\)'.*/\1/p" \
+		"tools/testing/kunit/qemu_configs/$1.py" 2>/dev/null)
+	[ -n "$q" ] || return 0 # UML runs no QEMU
+	q=$(PATH=${PATH#"$wrap:"} command -v "qemu-system-$q") || die "kunit.py --arch=$1 needs qemu-system-$q"
+	cat >"$wrap/${q##*/}" <<-EOF
+	#!/bin/bash
+	args=()
+	while [ \$# -gt 0 ]; do
+		if [ "\$1" = -accel ] && [ "\$2" = kvm ]; then shift 2; continue; fi
+		args+=("\$1"); shift
 	done
-	export PATH=$wrap:$PATH
-fi
+	exec $q "\${args[@]}"
+	EOF
+	chmod +x "$wrap/${q##*/}"
+}
+[ "${ACCEL:-tcg}" = kvm ] || export PATH=$wrap:$PATH
 
 fail=0
 rows=
 for arch in $ARCHS; do
 	log=$LOGS/kunit-$arch.log
 	say "kunit.py run --arch=$arch (log: $log)"
+	[ "${ACCEL:-tcg}" = kvm ] || wrap_qemu "$arch"
 	start=$(date +%s)
 	python3 tools/testing/kunit/kunit.py run --arch="$arch" \
 		--kunitconfig=block/.kunitconfig --jobs="$NPROC" \

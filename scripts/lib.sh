@@ -22,7 +22,17 @@ mkdir -p "$BUILD" "$LOGS"
 # CLOCK=virtual and insn-count.sh.
 ICOUNT_OPTS="-icount shift=0,sleep=off"
 
-say()  { printf '==> %s\n' "$*" >&2; }
+# With SAY_SINCE set (epoch seconds, .ci/run sets it), each message
+# carries the minutes and seconds since then, so that a CI log shows
+# where the time went.
+say() {
+	if [ -n "${SAY_SINCE:-}" ]; then
+		local s=$(($(date +%s) - SAY_SINCE))
+		printf '==> [%d:%02d] %s\n' $((s / 60)) $((s % 60)) "$*" >&2
+	else
+		printf '==> %s\n' "$*" >&2
+	fi
+}
 warn() { printf '\n!!! WARNING: %s\n\n' "$*" >&2; }
 die()  { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 

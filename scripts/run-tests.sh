@@ -43,6 +43,8 @@ flavour=hz$HZ
 [ "${DEBUG:-0}" = 1 ] && flavour=$flavour-debug
 if [ "${KCSAN:-0}" = 1 ]; then
 	[ "${DEBUG:-0}" = 1 ] && die "DEBUG=1 (KASAN) and KCSAN=1 cannot share a kernel"
+	[ -z "${EXTRA_CONFIG:-}" ] ||
+		die "KCSAN=1 is EXTRA_CONFIG=kconfig/kcsan.config: it cannot take EXTRA_CONFIG=$EXTRA_CONFIG too"
 	export EXTRA_CONFIG=$TOP/kconfig/kcsan.config
 	flavour=$flavour-kcsan
 fi
@@ -77,9 +79,9 @@ mkdir -p "$OUT"
 genv=(env)
 # The debug and KCSAN variants (KASAN or KCSAN, lockdep):
 # - the tests that judge no time, unless TESTS says otherwise;
-# - no5lvl: under 5-level paging, identify_cpu() clears boot_cpu_data's
-#   feature bits, LA57 among them, with interrupts on; KASAN takes its
-#   shadow bounds from that bit, so an interrupt in the window is reported
+# - no5lvl, for KASAN: under 5-level paging, identify_cpu() clears
+#   boot_cpu_data's feature bits, LA57 among them, with interrupts on;
+#   KASAN takes its shadow bounds from that bit, so an interrupt in the window is reported
 #   as a wild access to the irq_desc in the direct map ("BUG: KASAN:
 #   wild-memory-access in do_raw_spin_lock", at 0.004 s, before any of the
 #   series runs). TCG makes the window wide.
@@ -89,7 +91,8 @@ genv=(env)
 if [ "${DEBUG:-0}" = 1 ] || [ "${KCSAN:-0}" = 1 ]; then
 	TESTS=${TESTS-io_max_interface.sh stress.sh}
 	genv+=("KSFT_OVERRIDE_TIMEOUT=1200")
-	export BOOT_APPEND="${BOOT_APPEND:+$BOOT_APPEND }no5lvl"
+	[ "${DEBUG:-0}" = 1 ] &&
+		export BOOT_APPEND="${BOOT_APPEND:+$BOOT_APPEND }no5lvl"
 	export BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400}
 fi
 [ "${CLOCK:-host}" = virtual ] && genv+=("KSFT_OVERRIDE_TIMEOUT=0")
