@@ -87,11 +87,11 @@ margs() {
 	esac
 }
 
-# config CHECK OBJ - write the check's .config into OBJ, made on the
+# config CHECK - write build/robot/CHECK.config, made on the
 # series' last commit (a symbol a later patch adds would be dropped at
 # the earlier ones; make brings it back in line at each commit)
 config() {
-	local c=$1 obj=$2 frags=() f
+	local c=$1 frags=()
 	local cfg=$R/cfg-$c
 	rm -rf "$cfg"
 	mkdir -p "$cfg"
@@ -118,7 +118,7 @@ config() {
 		*) grep -qxF "$line" "$cfg/.config" ;;
 		esac || { echo "$c: $line did not survive olddefconfig" >&2; return 1; }
 	done < <(case $c in rand*) ;; *) grep -v '^$' "$cfg/extra.config" ;; esac)
-	mkdir -p "$obj"
+	mkdir -p "$R/obj-$c"
 	cp "$cfg/.config" "$R/$c.config"
 }
 
@@ -223,7 +223,7 @@ for c in $CHECKS; do
 		[ "$(cat "$k.res")" = ok ] || say "kunit: $(cat "$k.res") (log: $k.log)"
 		continue
 	fi
-	config "$c" "$R/obj-$c" || { warn "cannot configure the $c check"; continue; }
+	config "$c" || { warn "cannot configure the $c check"; continue; }
 	with=$c
 	if [ "$c" = gcc ]; then
 		with="gcc sparse boot"
