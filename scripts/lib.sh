@@ -33,6 +33,20 @@ say() {
 		printf '==> %s\n' "$*" >&2
 	fi
 }
+
+# kunit_parse LOG - judge the KTAP in LOG (KUnit's in a boot log, or a
+# kselftest's) with the kernel's own parser: its whole output in
+# LOG.parsed, the suites and results on stdout; non-zero if a test
+# failed or crashed, or LOG holds no KTAP it can read
+kunit_parse() {
+	python3 "$LINUX/tools/testing/kunit/kunit.py" parse "$1" >"$1.parsed" 2>&1
+	local rc=$?
+	sed -e 's/\x1b\[[0-9;]*m//g' "$1.parsed" |
+		grep -E '^\[[0-9:]+\] (=|\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete)' |
+		sed 's/^\[[0-9:]*\] /    /'
+	return $rc
+}
+
 warn() { printf '\n!!! WARNING: %s\n\n' "$*" >&2; }
 die()  { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 

@@ -195,7 +195,7 @@ boot() {
 	# before the series adds its suite the kernel runs none ("1..0"),
 	# which kunit.py calls an error; from then on the suite must run
 	if [ $rc = 0 ] && grep -q '^CONFIG_BLK_THROTTLE_KUNIT_TEST=y' "$R/obj-gcc/.config"; then
-		python3 "$LINUX/tools/testing/kunit/kunit.py" parse "$out/console.log" >"$k.kunit" 2>&1 || rc=1
+		kunit_parse "$out/console.log" >"$k.kunit" || rc=1
 		grep -q 'blk-throttle-bucket' "$k.kunit" || rc=1
 		! grep -qE 'SKIPPED|XFAIL' "$k.kunit" || rc=1
 	fi

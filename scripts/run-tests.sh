@@ -110,14 +110,8 @@ excused=$(cat "$OUT"/kselftest/*.sh "$OUT/kselftest.ktap" 2>/dev/null |
 	sed -nE 's/^(# )?ok [0-9]+ (.*) # (SKIP|XFAIL)(.*)$/\3: \2\4/p')
 t2=$(date +%s)
 
-# Judge. kunit.py parse reads KTAP from KUnit (the boot log) and from
+# Judge (lib.sh's kunit_parse): KTAP from KUnit (the boot log) and from
 # kselftest (each test's own log, and the runner's summary).
-parse() {
-	python3 "$LINUX/tools/testing/kunit/kunit.py" parse "$1" >"$1.parsed" 2>&1
-	local rc=$?
-	sed -e 's/\x1b\[[0-9;]*m//g' "$1.parsed" | grep -E '^\[[0-9:]+\] (=|\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete)' | sed 's/^\[[0-9:]*\] /    /'
-	return $rc
-}
 
 fail=0
 exec > >(tee "$OUT/summary.txt")
@@ -126,7 +120,7 @@ echo "$VARIANT HZ=$HZ, $(cat "$OUT/accel")${CLOCK:+, $CLOCK clock}, $(date -u +%
 echo "KUnit (from the boot log):"
 if grep -qE '^\[ *[0-9.]+\] *(K)?TAP version' "$OUT/dmesg-boot.log" &&
    ! grep -qE '^\[ *[0-9.]+\] 1\.\.0$' "$OUT/dmesg-boot.log"; then
-	parse "$OUT/dmesg-boot.log" || fail=1
+	kunit_parse "$OUT/dmesg-boot.log" || fail=1
 else
 	echo "    no KUnit suites in this kernel"
 fi
@@ -134,12 +128,12 @@ echo "kselftest blk-throttle:"
 for log in "$OUT"/kselftest/*.sh; do
 	[ -f "$log" ] || continue
 	echo "  $(basename "$log"):"
-	parse "$log" || fail=1
+	kunit_parse "$log" || fail=1
 	# the figures the test printed for the record
 	sed -n 's/^# # /      # /p' "$log" | grep -v Totals
 done
 echo "  runner summary:"
-parse "$OUT/kselftest.ktap" || fail=1
+kunit_parse "$OUT/kselftest.ktap" || fail=1
 if [ -n "$excused" ]; then
 	echo "  SKIP and XFAIL (kunit.py says PASSED or SKIPPED):"
 	printf '%s\n' "$excused" | sed 's/^/    /'
