@@ -274,6 +274,165 @@ static void throtl_long_uptime_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e1 - day1, e2 - later);
 }
 
+/*
+ * The lockless take: from an idle bucket, what a refill and a charge
+ * would leave, or nothing at all; and a cost taken can be given back.
+ */
+static void throtl_take_test(struct kunit *test)
+{
+	u64 cost = throtl_cost_ns(1, 100), now = 10 * SEC, vtime, v;
+
+	/* long idle: the bucket is full, 10 IOs, and the take refills it */
+	vtime = 0;
+	KUNIT_EXPECT_TRUE(test, throtl_bucket_take(&vtime, cost, now));
+	KUNIT_EXPECT_EQ(test, vtime, now - THROTL_BUCKET_NS + cost);
+	v = throtl_bucket_charge(throtl_bucket_refill(0, now), cost, now);
+	KUNIT_EXPECT_EQ(test, vtime, v);
+	/* given back, it is the refilled bucket */
+	KUNIT_EXPECT_EQ(test, vtime - cost, throtl_bucket_refill(0, now));
+
+	/* the other 9 IOs go; the 11th must wait and changes nothing */
+	for (v = 1; v < 10; v++)
+		KUNIT_EXPECT_TRUE(test, throtl_bucket_take(&vtime, cost, now));
+	KUNIT_EXPECT_EQ(test, vtime, now);
+	KUNIT_EXPECT_FALSE(test, throtl_bucket_take(&vtime, cost, now));
+	KUNIT_EXPECT_EQ(test, vtime, now);
+
+	/* a bucket in debt, as a bio that must not wait leaves it: nothing */
+	vtime = throtl_bucket_charge(now, cost, now);
+	KUNIT_EXPECT_FALSE(test, throtl_bucket_take(&vtime, 1, now));
+	KUNIT_EXPECT_FALSE(test, throtl_bucket_take(&vtime, 1, now + cost - 1));
+	KUNIT_EXPECT_TRUE(test, throtl_bucket_take(&vtime, 1, now + cost + 1));
+
+	/* a bio bigger than the bucket never goes this way */
+	vtime = 0;
+	KUNIT_EXPECT_FALSE(test, throtl_bucket_take(&vtime,
+						    THROTL_BUCKET_NS + 1, now));
+	KUNIT_EXPECT_EQ(test, vtime, 0ULL);
+}
+
+/*
+ * One service queue's timer serving @n groups, each with one reader that
+ * submits its next bio the moment the last one is dispatched, at @iops
+ * each, for one second: the way blk-throttle dispatches bios in windows
+ * (throtl_pending_timer_fn()) and judges the ones that arrive
+ * (__blk_throtl_bio()). Counts the timer's expiries and each group's IOs.
+ * The groups' buckets start full, each a fraction of a bio's cost apart,
+ * so that their bios fall due at times spread over the period.
+ */
+struct window_sim {
+	u64 *vtime, *due;	/* a group's bucket; when its queued bio is due */
+	unsigned int *ios;	/* IOs a group dispatched */
+	unsigned int expiries;	/* the timer's */
+	u64 window_end, cost;
+};
+
+/* A group's reader submits a bio at @now; false if it has to queue */
+static bool window_arrive(struct window_sim *ws, unsigned int g, u64 now)
+{
+	u64 clock = throtl_window_clock(now, ws->window_end);
+	u64 wait = throtl_bucket_wait(ws->vtime[g], ws->cost, clock);
+
+	if (wait) {
+		ws->due[g] = clock + wait;
+		return false;
+	}
+	ws->vtime[g] = throtl_bucket_charge(ws->vtime[g], ws->cost, clock);
+	ws->ios[g]++;
+	return true;
+}
+
+static void window_run(struct kunit *test, struct window_sim *ws,
+		       unsigned int n, u64 iops, u64 start)
+{
+	u64 t = start, last = 0, end = start + SEC;
+	unsigned int g;
+
+	ws->cost = throtl_cost_ns(1, iops);
+	ws->window_end = 0;
+	ws->expiries = 0;
+	for (g = 0; g < n; g++) {
+		ws->vtime[g] = throtl_bucket_refill(0, start) +
+			       div_u64(ws->cost * g, n);
+		ws->ios[g] = 0;
+		while (window_arrive(ws, g, start))
+			;
+	}
+	while (true) {
+		/* the timer fires when the first queued bio is due */
+		t = U64_MAX;
+		for (g = 0; g < n; g++)
+			t = min(t, ws->due[g]);
+		if (t >= end)
+			break;
+		if (ws->expiries)
+			KUNIT_EXPECT_GE(test, t - last, THROTL_WINDOW_NS);
+		ws->expiries++;
+		last = t;
+		ws->window_end = throtl_window_end(t);
+		for (g = 0; g < n; g++) {
+			if (ws->due[g] > ws->window_end)
+				continue;
+			ws->vtime[g] = throtl_bucket_charge(ws->vtime[g],
+							    ws->cost,
+							    ws->window_end);
+			ws->ios[g]++;
+			ws->due[g] = U64_MAX;
+			while (window_arrive(ws, g, t))
+				;
+		}
+	}
+}
+
+/*
+ * However high the rate and however many groups, a service queue's timer
+ * fires at most once a window; every group still gets its rate, plus the
+ * burst of a full bucket at the start and at most one window's worth.
+ */
+static void throtl_window_test(struct kunit *test)
+{
+	static const struct { unsigned int n; u64 iops; } cases[] = {
+		{ 1, 100 }, { 1, 2000 }, { 1, 20000 }, { 1, 1000000 },
+		{ 100, 200 }, { 100, 37 },
+	};
+	struct window_sim ws;
+	unsigned int i, g, n = 100;
+	u64 ideal;
+
+	ws.vtime = kunit_kcalloc(test, n, sizeof(*ws.vtime), GFP_KERNEL);
+	ws.due = kunit_kcalloc(test, n, sizeof(*ws.due), GFP_KERNEL);
+	ws.ios = kunit_kcalloc(test, n, sizeof(*ws.ios), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ws.vtime);
+	KUNIT_ASSERT_NOT_NULL(test, ws.due);
+	KUNIT_ASSERT_NOT_NULL(test, ws.ios);
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		n = cases[i].n;
+		window_run(test, &ws, n, cases[i].iops, 10 * SEC);
+		KUNIT_EXPECT_LE_MSG(test, ws.expiries, 1000U,
+				    "%u groups at riops=%llu", n, cases[i].iops);
+		/* a second and a bucket of the rate, within two IOs ... */
+		ideal = cases[i].iops + div_u64(cases[i].iops, 10);
+		for (g = 0; g < n; g++) {
+			KUNIT_EXPECT_GE_MSG(test, (u64)ws.ios[g] + 2, ideal,
+					    "riops=%llu", cases[i].iops);
+			/* ... and at most a window more */
+			KUNIT_EXPECT_LE_MSG(test, (u64)ws.ios[g],
+					    ideal + 1 + div_u64(cases[i].iops, 1000),
+					    "riops=%llu", cases[i].iops);
+		}
+	}
+
+	/*
+	 * A wait longer than a window stays exact: at riops=100 the bucket's
+	 * 10 IOs go at once, and then one bio every 10 ms, each by the timer,
+	 * at 10, 20, ... 990 ms.
+	 */
+	window_run(test, &ws, 1, 100, 10 * SEC);
+	KUNIT_EXPECT_EQ(test, ws.expiries, 99U);
+	KUNIT_EXPECT_EQ(test, ws.ios[0], 109U);
+}
+
 static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_cost_test),
 	KUNIT_CASE(throtl_mul_div_test),
@@ -286,6 +445,8 @@ static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_rescale_test),
 	KUNIT_CASE(throtl_tokens_test),
 	KUNIT_CASE(throtl_long_uptime_test),
+	KUNIT_CASE(throtl_take_test),
+	KUNIT_CASE(throtl_window_test),
 	{}
 };
 
