@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build a guest kernel: VARIANT (vanilla, patched or jiffies, see
+# Build a guest kernel: VARIANT (vanilla, patched, jiffies or patch-N, see
 # prepare-tree.sh) at HZ (1000, 250 or 100), optionally with the debug
 # config (DEBUG=1). One object directory per HZ/config serves every
 # variant, so switching between them rebuilds only what differs, and
@@ -19,7 +19,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-VARIANT=${1:?usage: build-kernel.sh vanilla|patched|jiffies [HZ]}
+VARIANT=${1:?usage: build-kernel.sh vanilla|patched|jiffies|patch-N [HZ]}
 HZ=${2:-${HZ:-1000}}
 DEBUG=${DEBUG:-0}
 flavour=hz$HZ
@@ -35,8 +35,17 @@ case $HZ in 100|250|300|1000) ;; *) die "HZ must be 100, 250, 300 or 1000" ;; es
 # Fragments, in order: the guest base, what every variant needs, the
 # symbols the series adds (not on vanilla), the HZ choice, debug options.
 frags=("$TOP/kconfig/base.config" "$TOP/kconfig/blk-throttle.config")
-[ "$VARIANT" != vanilla ] && [ -f "$TOP/kconfig/series.config" ] &&
-	frags+=("$TOP/kconfig/series.config")
+if [ "$VARIANT" != vanilla ] && [ -f "$TOP/kconfig/series.config" ]; then
+	# those the tree has: a patch-N variant may stop before a patch that
+	# adds one
+	sfrag=$BUILD/series-$VARIANT.config
+	grep '^CONFIG_' "$TOP/kconfig/series.config" | while IFS= read -r line; do
+		sym=${line%%=*}
+		! grep -rqsx --include='Kconfig*' "config ${sym#CONFIG_}" "$LINUX" ||
+			echo "$line"
+	done >"$sfrag"
+	frags+=("$sfrag")
+fi
 hzfrag=$BUILD/hz$HZ.config
 printf 'CONFIG_HZ_%s=y\n' "$HZ" >"$hzfrag"
 for h in 100 250 300 1000; do

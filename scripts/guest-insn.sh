@@ -14,6 +14,10 @@
 #               each bio waits for a timer of its own whatever the
 #               throttle's clock (at riops=2000 a jiffies clock lets
 #               bios go in pairs)
+#   riops20000  riops=20000: ten bios a jiffy
+#   rbps1g      rbps=1GiB/s alone: 262144 4 KiB bios a second, more than
+#               one vCPU under TCG submits, so a bps bucket always in use
+#               and never short
 #
 # and each engine (psync QD1, libaio QD32), fio runs N IOs and 2N IOs,
 # ROUNDS times: what a 2N run costs over an N run is the cost of N IOs,
@@ -21,9 +25,15 @@
 # 2N, 2N then N, ...) so that what the first run of a pair leaves behind
 # (page allocator and LRU state) does not always land on the same one.
 #
+# Then groups100: 100 groups, each at riops=200 with one reader, dd of
+# 4 KiB direct reads (engine "dd"; fio is too big to run 100 of), N IOs
+# in all, N/100 each.
+#
 # OUTDIR/windows gets a line per measured run, "K LIMIT ENGINE ROUND N
-# IOS": the plugin's window K (its dump after the K-th marker) is that
-# run, and IOS the bios the cgroup's io.stat counted for it.
+# IOS NS": the plugin's window K (its dump after the K-th marker) is that
+# run, IOS the bios the cgroups' io.stat counted for it, and NS the
+# guest's ns between the markers (one instruction each, see
+# insn-count.sh).
 #
 #   guest-insn.sh OUTDIR N ROUNDS MARK
 set -eu
@@ -53,25 +63,75 @@ run_fio() {
 		--disk_util=0 --output-format=json --output=/tmp/fio.json
 }
 
-# measure LIMIT ENGINE ROUND N CGROUP QD: one run between markers, on
-# the test disk, and its line in OUTDIR/windows
+# measure LIMIT ENGINE QD ROUND N CGROUP...: one run between markers,
+# on the test disk, and its line in OUTDIR/windows; engine dd reads from
+# each CGROUP, the others from the one
 measure() {
 	local before after
 	# idle first: the throttled group's budget fills up again, so that
 	# each run starts with the same burst, and what the last run left
 	# to do (RCU callbacks, deferred work) is done before the marker
+	local limit=$1 engine=$2 qd=$3 round=$4 n=$5 before after t0 t1
+
+	shift 5
 	sleep 1
-	before=$(bt_iostat "$5" rios)
+	before=$(rios "$@")
 	mark
-	run_fio "$5" "$4" "$2" "$6"
+	t0=$(date +%s%N)
+	if [ "$engine" = dd ]; then
+		run_groups "$n" "$@"
+	else
+		run_fio "$1" "$n" "$engine" "$qd"
+	fi
+	t1=$(date +%s%N)
 	mark
-	after=$(bt_iostat "$5" rios)
-	echo "$marks $1 $2 $3 $4 $((after - before))" >>"$OUT/windows"
-	cp /tmp/fio.json "$OUT/$1-$2-r$3-$4.json"
-	echo "$1 $2 round $3: $4 IOs asked, $((after - before)) bios"
+	after=$(rios "$@")
+	echo "$marks $limit $engine $round $n $((after - before)) $((t1 - t0))" \
+		>>"$OUT/windows"
+	[ "$engine" = dd ] || cp /tmp/fio.json "$OUT/$limit-$engine-r$round-$n.json"
+	echo "$limit $engine round $round: $n IOs asked, $((after - before)) bios"
 }
 
-for limit in nolimit highlimit throttled paced; do
+# rios CGROUP... - the reads the groups' io.stat counted, in all
+rios() {
+	local cg n=0
+
+	for cg in "$@"; do
+		n=$((n + $(bt_iostat "$cg" rios)))
+	done
+	echo "$n"
+}
+
+# run_groups N CGROUP... - N 4 KiB direct reads in all, an equal share
+# by one dd in each CGROUP, all at once
+run_groups() {
+	local n=$(($1 / ($# - 1))) cg pids=()
+
+	shift
+	for cg in "$@"; do
+		"${BT_IN_CGROUP[@]}" "$cg" dd if="$BT_DEV" of=/dev/null bs=4k \
+			iflag=direct count="$n" status=none &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+}
+
+# rounds LIMIT ENGINE QD CGROUP... - ROUNDS pairs of N and 2N runs, the
+# order alternating
+rounds() {
+	local limit=$1 engine=$2 qd=$3 round n sizes
+
+	shift 3
+	for round in $(seq "$ROUNDS"); do
+		sizes="$N $((2 * N))"
+		[ $((round % 2)) = 1 ] || sizes="$((2 * N)) $N"
+		for n in $sizes; do
+			measure "$limit" "$engine" "$qd" "$round" "$n" "$@"
+		done
+	done
+}
+
+for limit in nolimit highlimit throttled paced riops20000 rbps1g; do
 	# a fresh null_blk disk per limit, so that "nolimit" is a disk on
 	# which no group ever had a limit
 	BT_NAME=insn-$limit
@@ -81,6 +141,8 @@ for limit in nolimit highlimit throttled paced; do
 	highlimit) echo "$BT_MAJMIN riops=100000000 rbps=100000000000" >"$cg/io.max" ;;
 	throttled) echo "$BT_MAJMIN riops=2000" >"$cg/io.max" ;;
 	paced) echo "$BT_MAJMIN riops=500" >"$cg/io.max" ;;
+	riops20000) echo "$BT_MAJMIN riops=20000" >"$cg/io.max" ;;
+	rbps1g) echo "$BT_MAJMIN rbps=1073741824" >"$cg/io.max" ;;
 	esac
 	# udev probes the new disk, then its idle workers exit after 3 s:
 	# let all of that happen before, not during, the measured runs
@@ -95,17 +157,22 @@ for limit in nolimit highlimit throttled paced; do
 		# moves them to the active LRU list
 		run_fio "$cg" 256 "$engine" "$qd"
 		run_fio "$cg" 256 "$engine" "$qd"
-		for round in $(seq "$ROUNDS"); do
-			if [ $((round % 2)) = 1 ]; then
-				sizes="$N $((2 * N))"
-			else
-				sizes="$((2 * N)) $N"
-			fi
-			for n in $sizes; do
-				measure "$limit" "$engine" "$round" "$n" "$cg" "$qd"
-			done
-		done
+		rounds "$limit" "$engine" "$qd" "$cg"
 	done
 	bt_cleanup
 	BT_NULLB=
 done
+
+BT_NAME=insn-groups100
+bt_setup_dev
+cgs=()
+for g in $(seq 100); do
+	cg=$(bt_cgroup "r$g")
+	echo "$BT_MAJMIN riops=200" >"$cg/io.max"
+	cgs+=("$cg")
+done
+udevadm settle
+sleep 5
+run_groups 10000 "${cgs[@]}"
+rounds groups100 dd 1 "${cgs[@]}"
+bt_cleanup

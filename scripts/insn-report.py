@@ -29,12 +29,14 @@ TEXT_TYPES = set('tTwW')
 
 
 def read_windows(d):
-    """{(limit, engine): {round: [(n, window, bios), ...]}} from DIR/windows"""
+    """{(limit, engine): {round: [(n, window, bios, ns), ...]}} from
+    DIR/windows; ns is None in a file from before it was recorded"""
     runs = collections.defaultdict(lambda: collections.defaultdict(list))
     with open(os.path.join(d, 'windows')) as f:
         for line in f:
-            k, limit, engine, rnd, n, bios = line.split()
-            runs[(limit, engine)][int(rnd)].append((int(n), int(k), int(bios)))
+            k, limit, engine, rnd, n, bios, *ns = line.split()
+            runs[(limit, engine)][int(rnd)].append(
+                (int(n), int(k), int(bios), int(ns[0]) if ns else None))
     return runs
 
 
@@ -116,7 +118,7 @@ class Variant:
         self.dir = d
         runs = read_windows(d)
         wanted = {k for r in runs.values() for pair in r.values()
-                  for _, k, _ in pair}
+                  for _, k, _, _ in pair}
         counts = read_counts(d, wanted)
         has_map = os.path.exists(os.path.join(d, 'System.map'))
         self.syms = Symbols(d) if has_map else None
@@ -134,6 +136,9 @@ class Variant:
             w['rounds'] = len(rounds)
             w['bios'] = rounds[0]['bios']
             w['n'] = rounds[0]['n']
+            w['ns'] = None
+            if all(x['ns'] for x in rounds):
+                w['ns'] = sum(x['ns'] for x in rounds) / len(rounds)
             if self.syms:
                 for m in ('fn', 'calls'):
                     w[m] = collections.Counter()
@@ -144,11 +149,13 @@ class Variant:
 
     def per_io(self, counts, pair):
         """cost per IO from one round's runs of N and 2N IOs"""
-        (n1, k1, b1), (n2, k2, b2) = pair
+        (n1, k1, b1, ns1), (n2, k2, b2, ns2) = pair
         bios = b2 - b1
         (t1, c1, e1), (t2, c2, e2) = counts[k1], counts[k2]
         delta = {a: c2.get(a, 0) - c1.get(a, 0) for a in c1.keys() | c2.keys()}
         x = {'bios': bios, 'n': (n1, n2),
+             # the guest ns the extra N IOs took
+             'ns': ns2 - ns1 if ns1 is not None and ns2 is not None else None,
              'all': (t2 - t1) / bios,
              'kernel': sum(delta.values()) / bios}
         if self.syms:
@@ -184,6 +191,28 @@ def pct(a, b):
     return f'{100 * (b - a) / a:+.1f}%'
 
 
+# the workloads held to a rate, whose bios wait for the dispatch timer
+RATED = ('throttled', 'paced', 'riops20000', 'rbps1g', 'groups100')
+
+
+def rate(v, k):
+    """(IOs a second, CPU share) of workload K on variant V, in the
+    guest's time (one ns an instruction, idle time skipped): fio's IOPS
+    in round 1's longer run, or for dd the extra N IOs over the extra
+    time the longer runs took (startup included: an estimate); the CPU
+    share is the instructions of those IOs a second"""
+    w = v.work[k]
+    f = os.path.join(v.dir, f'{k[0]}-{k[1]}-r1-{w["n"][1]}.json')
+    if os.path.exists(f):
+        with open(f) as fd:
+            iops = json.load(fd)['jobs'][0]['read']['iops']
+    elif w.get('ns'):
+        iops = w['bios'] * 1e9 / w['ns']
+    else:
+        return None, None
+    return iops, w['all'] * iops / 1e9
+
+
 def wakes_table(vs, keys, label):
     """What a throttled bio costs per run of the dispatch timer.
 
@@ -195,7 +224,7 @@ def wakes_table(vs, keys, label):
     every variant whatever its clock.
     """
     have = [v for v in vs if v.syms and any(
-        v.work[k]['calls'] for k in keys if k[0] in ('throttled', 'paced'))]
+        v.work[k]['calls'] for k in keys if k[0] in RATED)]
     if not have:
         return
     print('\n### Timer runs, and what each cost\n')
@@ -206,12 +235,17 @@ def wakes_table(vs, keys, label):
           'queues a bio on a group: twice per bio that waits, on its own '
           'group and then on the root group. "Per timer run" is what the '
           'workload costs per IO over the same engine\'s far-above run, '
-          'divided by the timer runs per IO.\n')
+          'divided by the timer runs per IO. IOPS: fio\'s, or for the dd '
+          'groups the extra IOs of the longer runs over the extra guest '
+          'time they took; timer runs a second and the CPU share (all '
+          'instructions per IO times IOPS, over 10^9 a second) follow '
+          'from it.\n')
     print('| workload | variant | timer runs / IO | kthrotld runs / IO | '
-          'throtl_add_bio_tg / IO | all per IO | per timer run |')
-    print('|---|---|---|---|---|---|---|')
+          'throtl_add_bio_tg / IO | all per IO | per timer run | IOPS | '
+          'timer runs / s | CPU |')
+    print('|---|---|---|---|---|---|---|---|---|---|')
     for k in keys:
-        if k[0] not in ('throttled', 'paced'):
+        if k[0] not in RATED:
             continue
         for v in have:
             w, hi = v.work[k], v.work.get(('highlimit', k[1]))
@@ -220,19 +254,23 @@ def wakes_table(vs, keys, label):
             per = '-'
             if hi and runs > 0:
                 per = f'{(w["all"] - hi["all"]) / runs:,.0f}'
+            iops, cpu = rate(v, k)
+            more = ['-', '-', '-'] if iops is None else \
+                [f'{iops:,.0f}', f'{runs * iops:,.0f}', f'{100 * cpu:.1f}%']
             print(f'| {label[k[1]]} {k[0]} | {v.name} | {runs:.3f} | '
                   f'{c["blk_throtl_dispatch_work_fn"]:.3f} | '
-                  f'{c["throtl_add_bio_tg"]:.3f} | {w["all"]:,.0f} | {per} |')
+                  f'{c["throtl_add_bio_tg"]:.3f} | {w["all"]:,.0f} | {per} | '
+                  + ' | '.join(more) + ' |')
 
 
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     vs = [Variant(*arg.split('=', 1)) for arg in sys.argv[1:]]
-    order = [(l, e) for e in ('psync', 'libaio')
-             for l in ('nolimit', 'highlimit', 'throttled', 'paced')]
+    order = [(l, e) for e in ('psync', 'libaio', 'dd')
+             for l in ('nolimit', 'highlimit') + RATED]
     keys = [k for k in order if all(k in v.work for v in vs)]
-    label = {'psync': 'psync QD1', 'libaio': 'libaio QD32'}
+    label = {'psync': 'psync QD1', 'libaio': 'libaio QD32', 'dd': 'dd QD1'}
     a, b = vs[0], vs[-1]
     # each variant against the last one named
     pairs = [(v, b) for v in vs[:-1]]
@@ -261,8 +299,10 @@ def main():
         print('| ' + ' | '.join(row) + ' |')
 
     print('\n### Far-above limits over no limit, per IO (highlimit - nolimit)\n')
-    print('| engine | variant | all | kernel | blk-throttle.c |')
-    print('|---|---|---|---|---|')
+    print('"queue_lock": calls of `_raw_spin_lock_irq`, which blk-throttle '
+          'takes the queue lock with, per IO over the unlimited run\'s.\n')
+    print('| engine | variant | all | kernel | blk-throttle.c | queue_lock |')
+    print('|---|---|---|---|---|---|')
     for e in ('psync', 'libaio'):
         for v in vs:
             hi, no = v.work.get(('highlimit', e)), v.work.get(('nolimit', e))
@@ -270,8 +310,12 @@ def main():
                 continue
             d = [hi[m] - no[m] if m in hi else None
                  for m in ('all', 'kernel', 'throtl')]
+            lock = '-'
+            if 'calls' in hi:
+                lock = f'{hi["calls"]["_raw_spin_lock_irq"] - no["calls"]["_raw_spin_lock_irq"]:+.2f}'
             print(f'| {label[e]} | {v.name} | ' +
-                  ' | '.join('-' if x is None else f'{x:+,.0f}' for x in d) + ' |')
+                  ' | '.join('-' if x is None else f'{x:+,.0f}' for x in d) +
+                  f' | {lock} |')
 
     # Whether the throttled bios waited: the mean rate alone cannot tell
     # a group whose every bio waits from one let through in bursts.
@@ -279,7 +323,7 @@ def main():
           f'{n2} IOs; guest time under -icount, 1 instruction = 1 ns)\n')
     print('| workload | variant | IOPS | clat p50 | clat p99 | clat max |')
     print('|---|---|---|---|---|---|')
-    for l, e in itertools.product(('throttled', 'paced'), ('psync', 'libaio')):
+    for l, e in itertools.product(RATED, ('psync', 'libaio')):
         for v in vs:
             f = os.path.join(v.dir, f'{l}-{e}-r1-{n2}.json')
             if not os.path.exists(f):

@@ -22,8 +22,10 @@
 # The variant "jiffies" is the series with bench/jiffies-clock.patch on
 # top: its token buckets on a jiffies clock and timer_list, the kernel
 # that insn-count.sh compares the series' hrtimer with. Never exported.
+# The variant "patch-N" is the series up to its N-th patch (the N-th line
+# of patches/series): the kernel a patch's own figures are measured on.
 #
-# Usage: prepare-tree.sh [vanilla|patched|jiffies]  (checks out that variant)
+# Usage: prepare-tree.sh [vanilla|patched|jiffies|patch-N]  (checks out that variant)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -134,7 +136,11 @@ jiffies)
 		echo "$jstamp" >"$LINUX/.git/jiffies-stamp"
 	fi
 	;;
-*) die "usage: prepare-tree.sh [vanilla|patched|jiffies]" ;;
+patch-[1-9]*)
+	want=$(g rev-list --reverse base..patched | sed -n "${VARIANT#patch-}p")
+	[ -n "$want" ] || die "the series has no patch ${VARIANT#patch-}"
+	;;
+*) die "usage: prepare-tree.sh [vanilla|patched|jiffies|patch-N]" ;;
 esac
 if [ "$(g rev-parse HEAD)" != "$(g rev-parse "$want^{commit}")" ]; then
 	g checkout -q -f "$want"
