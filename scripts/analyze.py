@@ -7,8 +7,9 @@ results/bench.json, results/bench.md and one latency plot per scenario.
       --rerun "make bench" \\
       --runtime 20 vanilla=DIR patched=DIR bench/a.fio bench/b.fio ...
 
-Each DIR holds NAME.json (fio JSON) and NAME_clat.N.log (per-IO
-completion latencies) for every scenario NAME.
+Each DIR holds, for every scenario NAME and round N, NAME.rN.json (fio
+JSON), NAME.rN_clat.*.log (per-IO completion latencies) and NAME.rN.cost
+(guest-bench.sh's cost_snap before and after the run), and idle.cost.
 """
 import argparse
 import datetime
@@ -27,7 +28,12 @@ TABLE = [("iops", "IOPS", "{:.1f}"), ("bw_kib_s", "KiB/s", "{:.0f}"),
          ("p50_us", "p50", "ms"), ("p90_us", "p90", "ms"),
          ("p99_us", "p99", "ms"), ("p999_us", "p99.9", "ms"),
          ("max_us", "max", "ms"), ("stdev_us", "stdev", "ms"),
-         ("jain", "Jain", "{:.3f}")]
+         ("jain", "Jain", "{:.3f}"),
+         ("min_reader_iops", "slowest reader, IOPS", "{:.1f}"),
+         ("max_reader_iops", "fastest reader, IOPS", "{:.1f}"),
+         ("wakeups_per_s", "timer softirqs/s", "{:.0f}"),
+         ("cpu_pct", "system CPU %", "{:.1f}"),
+         ("ctxt_per_s", "context switches/s", "{:.0f}")]
 
 
 def header(path, key):
@@ -53,12 +59,39 @@ def rounded(d):
             for k, v in d.items()}
 
 
+def cost(path):
+    """What a run cost the guest, from two cost_snap lines ("SECONDS
+    TIMERS SYS TOTAL CTXT" before and after, on one line): timer softirq
+    runs a second (all vCPUs), the system share of all vCPUs' time, in
+    %, and context switches a second (runs before CTXT have none)."""
+    try:
+        with open(path) as f:
+            v = list(map(float, f.read().split()))
+    except (OSError, ValueError):
+        return {}
+    n = len(v) // 2
+    if n not in (4, 5) or len(v) != 2 * n:
+        return {}
+    b, a = v[:n], v[n:]
+    secs = a[0] - b[0]
+    out = {"wakeups_per_s": (a[1] - b[1]) / secs,
+           "cpu_pct": 100.0 * (a[2] - b[2]) / (a[3] - b[3])
+           if a[3] > b[3] else 0.0}
+    if n == 5:
+        out["ctxt_per_s"] = (a[4] - b[4]) / secs
+    return out
+
+
 def metrics(d, name):
     """A scenario's metrics; the mean over its rounds if it ran several,
     with each round's kept under "rounds"."""
     runs = []
     for path in sorted(glob.glob(os.path.join(d, name + ".r*.json"))):
         total, jobs = fio_summary.summarise(fio_summary.load(path))
+        total.update(cost(path[:-len(".json")] + ".cost"))
+        if len(jobs) > 1:
+            total["min_reader_iops"] = min(j["iops"] for j in jobs)
+            total["max_reader_iops"] = max(j["iops"] for j in jobs)
         m = rounded(total)
         if len(jobs) > 1:
             m["readers"] = [rounded(j) for j in jobs]
@@ -168,8 +201,10 @@ def plot(name, title, lat, path, ideal_ms=None):
 def summary_table(res):
     """One row per scenario: rate and tail, vanilla vs patched."""
     rows = ["| scenario | io.max | rate vanilla / patched | p99 vanilla | "
-            "p99 patched | p99 ratio | max vanilla | max patched |",
-            "|---|---|---|---|---|---|---|---|"]
+            "p99 patched | p99 ratio | max vanilla | max patched | "
+            "timer softirqs/s vanilla / patched | system CPU vanilla / "
+            "patched |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for name in res["scenarios"]:
         e = res[name]
         v, p = e["vanilla"], e["patched"]
@@ -177,11 +212,28 @@ def summary_table(res):
             rate = "%.0f / %.0f KiB/s" % (v["bw_kib_s"], p["bw_kib_s"])
         else:
             rate = "%.1f / %.1f IOPS" % (v["iops"], p["iops"])
-        rows.append("| %s | `%s` | %s | %s | %s | %s | %s | %s |" % (
+        if "groups" in e:
+            rate += " (%d groups)" % e["groups"]
+        rows.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, e["io_max"], rate,
             fmt("p99_us", "ms", v["p99_us"]), fmt("p99_us", "ms", p["p99_us"]),
             ratio(p["p99_us"], v["p99_us"]),
-            fmt("max_us", "ms", v["max_us"]), fmt("max_us", "ms", p["max_us"])))
+            fmt("max_us", "ms", v["max_us"]), fmt("max_us", "ms", p["max_us"]),
+            "%s / %s" % (fmt(None, "{:.0f}", v.get("wakeups_per_s")),
+                         fmt(None, "{:.0f}", p.get("wakeups_per_s"))),
+            "%s / %s%%" % (fmt(None, "{:.1f}", v.get("cpu_pct")),
+                           fmt(None, "{:.1f}", p.get("cpu_pct")))))
+    idle = res.get("idle", {})
+    if all(idle.get(k) for k in KERNELS):
+        rows += ["", "Timer softirqs/s: TIMER and HRTIMER softirq runs a "
+                 "second in the guest, all %s vCPUs (the throttle's timer is "
+                 "a timer_list in vanilla, a soft hrtimer in the series), "
+                 "other timers included: idle, the guest runs %.0f (vanilla) "
+                 "and %.0f (patched). System CPU: system, irq and softirq "
+                 "time over all vCPUs' time." % (
+                     res.get("vcpus", "the"),
+                     idle["vanilla"]["wakeups_per_s"],
+                     idle["patched"]["wakeups_per_s"])]
     for name, o in res.get("overhead", {}).items():
         rows += ["", "%s: IOPS with limits far above the load, over IOPS with "
                  "no limit (mean of the rounds): vanilla %.1f%%%s, patched "
@@ -233,8 +285,15 @@ def main():
             datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "runtime_s": a.runtime,
         "steal_pct": {k: host_steal(dirs[k]) for k in KERNELS},
+        "idle": {k: rounded(cost(os.path.join(dirs[k], "idle.cost")))
+                 for k in KERNELS},
         "scenarios": [],
     }
+    try:
+        with open(os.path.join(dirs["patched"], "vcpus")) as f:
+            res["vcpus"] = int(f.read())
+    except (OSError, ValueError):
+        pass
     md = ["# blk-throttle benchmark: vanilla vs patched",
           "",
           "Linux %s (Debian linux-source-7.3), HZ=%d, %s, %d s per "
@@ -255,6 +314,9 @@ def main():
         nullb = header(job, "nullb") or "defaults"
         ideal = header(job, "ideal_us")
         entry = {"io_max": limit, "nullb": nullb}
+        groups = header(job, "groups")
+        if groups:
+            entry["groups"] = int(groups)
         if ideal:
             entry["ideal_us"] = float(ideal)
         lat = {}
@@ -275,6 +337,8 @@ def main():
                "|---|---|---|---|"]
         for key, label, spec in TABLE:
             v, p = entry["vanilla"].get(key), entry["patched"].get(key)
+            if v is None and p is None:
+                continue
             if key == "jain" and "readers" not in entry["vanilla"]:
                 continue
             md.append("| %s | %s | %s | %s |" % (

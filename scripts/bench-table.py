@@ -4,10 +4,11 @@
 the cover letter (72 columns, no markup), from one or more bench.json
 files written by analyze.py.
 
-  bench-table.py [--rates] [--scenarios=a,b] results/bench.json [...]
+  bench-table.py [--rates|--costs] [--scenarios=a,b] results/bench.json [...]
 
 --rates prints rate against the rbps limit, stdev and the patched /
-vanilla ratios instead of the percentiles.
+vanilla ratios instead of the percentiles; --costs prints rate and p99
+beside what they cost the guest: timer softirqs a second and system CPU.
 """
 import json
 import os
@@ -102,11 +103,42 @@ def rate_table(res):
     return out
 
 
+def cost_table(res):
+    """Rate and tail beside timer wakeups and system CPU."""
+    out = title(res)
+    fmt = "%-16s %-8s %9s %7s %9s %6s"
+    out.append(fmt % ("scenario", "kernel", "rate", "p99", "wakeups", "sys"))
+    out.append(fmt % ("", "", "", "ms", "/s", "CPU %"))
+    for name in res["scenarios"]:
+        e = res[name]
+        for k in ("vanilla", "patched"):
+            m = e[k]
+            out.append(fmt % (
+                name if k == "vanilla" else "", k, rate(e, k),
+                ms(m["p99_us"]), "%.0f" % m.get("wakeups_per_s", 0),
+                "%.1f" % m.get("cpu_pct", 0)))
+        if "min_reader_iops" in e["patched"]:
+            out.append("%-16s %-8s readers %.1f-%.1f / %.1f-%.1f IOPS" % (
+                "", "", e["vanilla"]["min_reader_iops"],
+                e["vanilla"]["max_reader_iops"],
+                e["patched"]["min_reader_iops"],
+                e["patched"]["max_reader_iops"]))
+    idle = res.get("idle", {})
+    out += ["", "rate: KiB/s under an rbps limit alone, else IOPS (of all"
+            " groups); p99:", "fio clat, of the worst reader; wakeups:"
+            " TIMER + HRTIMER softirq runs", "a second in the guest (idle:"
+            " vanilla %.0f, patched %.0f); sys: system," % (
+                idle.get("vanilla", {}).get("wakeups_per_s", 0),
+                idle.get("patched", {}).get("wakeups_per_s", 0)),
+            "irq and softirq share of all vCPUs' time."]
+    return out
+
+
 def main(argv):
     only = None
     view = table
-    if argv and argv[0] == "--rates":
-        view = rate_table
+    if argv and argv[0] in ("--rates", "--costs"):
+        view = rate_table if argv[0] == "--rates" else cost_table
         argv = argv[1:]
     if argv and argv[0].startswith("--scenarios="):
         only = argv[0].split("=", 1)[1].split(",")

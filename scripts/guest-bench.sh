@@ -20,9 +20,14 @@
 #   ; rounds: 2                        run it twice, the second time
 #                                      after all the others (so that
 #                                      pairs of scenarios alternate)
+#   ; groups: 100                      give the job's io.max to each of
+#                                      100 cgroups and run one fio job
+#                                      in each (fio's cgroup option)
 #
-# Results: OUTDIR/NAME.rN.json (fio JSON of round N) and
-# OUTDIR/NAME.rN_clat.*.log (per-IO completion latencies, for the plots).
+# Results: OUTDIR/NAME.rN.json (fio JSON of round N),
+# OUTDIR/NAME.rN_clat.*.log (per-IO completion latencies, for the plots)
+# and OUTDIR/NAME.rN.cost, what the run cost the guest (see cost_snap);
+# OUTDIR/idle.cost is the same over 5 s of an idle guest, first.
 #
 #   guest-bench.sh OUTDIR SCENARIO.fio...
 set -u
@@ -34,13 +39,30 @@ LINUX=$TOP/build/linux
 . "$TOP/tools/testing/selftests/blk-throttle/blk_throttle_lib.sh"
 export BENCH_RUNTIME=${BENCH_RUNTIME:-20}
 
+# cost_snap - "SECONDS TIMERS SYS TOTAL CTXT": the time; the timer
+# softirqs run so far (bt_timer_softirqs: the throttle's dispatch timer
+# is a timer_list in vanilla and a soft hrtimer in the series); the
+# system (with irq and softirq) and the total CPU ticks, and the context
+# switches, in /proc/stat
+cost_snap() {
+	echo "$EPOCHREALTIME" "$(bt_timer_softirqs)" "$(awk '
+		$1 == "cpu" { t = $4 + $7 + $8 " " $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }
+		$1 == "ctxt" { c = $2 }
+		END { print t, c }' /proc/stat)"
+}
+
 bt_require
 rc=0
+before=$(cost_snap)
+bt_sleep 5
+echo "$before $(cost_snap)" >"$OUT/idle.cost"
+nproc >"$OUT/vcpus"
 for job in "$@"; do
 	name=$(basename "$job" .fio)
 	nullb=$(sed -n 's/^; nullb: //p' "$job")
 	limit=$(sed -n 's/^; io.max: //p' "$job")
 	sibling=$(sed -n 's/^; sibling io.max: //p' "$job")
+	groups=$(sed -n 's/^; groups: //p' "$job")
 	fs=$(sed -n 's/^; fs: //p' "$job")
 
 	BT_NAME=bench-$name
@@ -69,7 +91,20 @@ for job in "$@"; do
 		bt_drop_caches
 	fi
 	cg=$(bt_cgroup "$name")
-	[ -z "$limit" ] || echo "$BT_MAJMIN $limit" >"$cg/io.max"
+	run=$job
+	if [ -n "$groups" ]; then
+		# fio runs in $cg, its jobs in the groups (whose paths fio
+		# takes from the cgroup2 mount, $BT_CGROOT)
+		run=/tmp/$BT_NAME.fio
+		cp "$job" "$run"
+		for g in $(seq "$groups"); do
+			gcg=$(bt_cgroup "g$g")
+			echo "$BT_MAJMIN $limit" >"$gcg/io.max"
+			printf '[g%d]\ncgroup=%s\n' "$g" "${gcg#"$BT_CGROOT"/}" >>"$run"
+		done
+	elif [ -n "$limit" ]; then
+		echo "$BT_MAJMIN $limit" >"$cg/io.max"
+	fi
 	[ -z "$sibling" ] || echo "$BT_MAJMIN $sibling" >"$(bt_cgroup sibling)/io.max"
 
 	# a scenario given twice runs twice: NAME.r1.json, NAME.r2.json, ...
@@ -82,7 +117,9 @@ for job in "$@"; do
 	grep -q '^; latlog: off' "$job" && latlog=()
 
 	echo "== $name (round $r): io.max '$limit' on $BT_DEV${fs:+ ($fs)} (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"
-	if bt_fio "$cg" "$res" "${latlog[@]}" "$job"; then
+	before=$(cost_snap)
+	if bt_fio "$cg" "$res" "${latlog[@]}" "$run"; then
+		echo "$before $(cost_snap)" >"$OUT/$name.r$r.cost"
 		eval "$(bt_stats "$res")"
 		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
 	else
@@ -91,6 +128,7 @@ for job in "$@"; do
 	fi
 	rm -f "$OUT/$name.r${r}_lat."*.log "$OUT/$name.r${r}_slat."*.log
 	[ -z "$mnt" ] || { umount "$mnt"; rmdir "$mnt"; }
+	[ "$run" = "$job" ] || rm -f "$run"
 	bt_cleanup
 	BT_NULLB=
 done
