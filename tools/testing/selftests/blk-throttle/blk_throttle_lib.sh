@@ -184,6 +184,16 @@ bt_iostat() {
 	}' "$1/io.stat"
 }
 
+# bt_timer_softirqs - the timer softirqs run so far, TIMER and HRTIMER on
+# all CPUs: each is a CPU woken to expire timers, the throttle's among
+# them (a soft hrtimer, or a timer_list in kernels before the hrtimer)
+bt_timer_softirqs() {
+	awk '$1 == "TIMER:" || $1 == "HRTIMER:" {
+		for (i = 2; i <= NF; i++)
+			t += $i
+	} END { print t }' /proc/softirqs
+}
+
 # bt_drop_caches - write back and drop the page cache, so that the reads
 # that follow go to the device
 bt_drop_caches() {
