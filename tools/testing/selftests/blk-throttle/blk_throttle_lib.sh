@@ -186,12 +186,35 @@ bt_iostat() {
 
 # bt_timer_softirqs - the timer softirqs run so far, TIMER and HRTIMER on
 # all CPUs: each is a CPU woken to expire timers, the throttle's among
-# them (a soft hrtimer, or a timer_list in kernels before the hrtimer)
+# them (a soft hrtimer, or a timer_list in kernels before the hrtimer).
+# Read by the shell itself: no program is started while it is counted.
 bt_timer_softirqs() {
-	awk '$1 == "TIMER:" || $1 == "HRTIMER:" {
-		for (i = 2; i <= NF; i++)
-			t += $i
-	} END { print t }' /proc/softirqs
+	local name rest n t=0
+
+	while read -r name rest; do
+		case $name in
+		TIMER: | HRTIMER:)
+			for n in $rest; do
+				t=$((t + n))
+			done ;;
+		esac
+	done </proc/softirqs
+	echo "$t"
+}
+
+# bt_reading CGROUP - true once CGROUP has completed a read on the test
+# device (its io.stat, read by the shell itself)
+bt_reading() {
+	local dev rest
+
+	while read -r dev rest; do
+		[ "$dev" = "$BT_MAJMIN" ] || continue
+		case " $rest " in
+		*" rios=0 "*) return 1 ;;
+		*" rios="*) return 0 ;;
+		esac
+	done <"$1/io.stat"
+	return 1
 }
 
 # bt_drop_caches - write back and drop the page cache, so that the reads
