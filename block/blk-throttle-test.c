@@ -258,6 +258,54 @@ static void throtl_tokens_test(struct kunit *test)
 }
 
 /*
+ * The floor of a budget (throtl_read_floor()): THROTL_READ_WAIT_NS of the
+ * rate or 16 KiB, shared among the bios queued (but for one, the reader's
+ * own window), and never so small that
+ * reads of that size at the bps limit would exceed the iops limit.
+ */
+static void throtl_read_floor_test(struct kunit *test)
+{
+	static const u64 rates[] = { 1, 4096, 100 * 1024, SZ_1M, 10 * SZ_1M,
+				     100ULL * SZ_1G };
+	static const unsigned int iops[] = { 1, 7, 100, 200, 1000, 100000 };
+	u64 floor, rate;
+	unsigned int i, j;
+
+	/* 1 MiB/s accrues 4 KiB in 4 ms: 16 KiB is the floor */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0), (u64)SZ_16K);
+	/* 10 MiB/s accrues 40 KiB, rounded up */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 0),
+			41944ULL);
+	/* one bio queued, the reader's own window: all of it */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 1),
+			(u64)SZ_16K);
+	/* eight bios queued: an eighth of it */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8),
+			(u64)SZ_2K);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, UINT_MAX),
+			0ULL);
+	/* rbps=1MiB/s riops=100: 16 KiB; queued, 10 KiB and a bit */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 0), (u64)SZ_16K);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8), 10486ULL);
+	/* rbps=10MiB/s riops=200: 51.2 KiB binds before the 40 KiB */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0), 52429ULL);
+	/* the largest limit does not overflow */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(U64_MAX - 1, UINT_MAX, 0),
+			div_u64(U64_MAX - 1, 250) + 1);
+
+	/* reads of the floor at the bps limit stay within the iops limit */
+	for (i = 0; i < ARRAY_SIZE(rates); i++) {
+		rate = rates[i];
+		for (j = 0; j < ARRAY_SIZE(iops); j++) {
+			floor = throtl_read_floor(rate, iops[j], 1000);
+			KUNIT_EXPECT_GT(test, floor, 0ULL);
+			KUNIT_EXPECT_LE(test, div64_u64(rate, floor),
+					(u64)iops[j]);
+		}
+	}
+}
+
+/*
  * The clock is 64-bit ns: a bucket far into a machine's life, where a
  * 32-bit jiffies count would long have wrapped, behaves as on day one.
  */
@@ -444,6 +492,7 @@ static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_debt_test),
 	KUNIT_CASE(throtl_rescale_test),
 	KUNIT_CASE(throtl_tokens_test),
+	KUNIT_CASE(throtl_read_floor_test),
 	KUNIT_CASE(throtl_long_uptime_test),
 	KUNIT_CASE(throtl_take_test),
 	KUNIT_CASE(throtl_window_test),

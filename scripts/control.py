@@ -40,6 +40,8 @@ CONTROL = [
     ("readahead.sh", "file-1m, 4 KiB reads, p99.9", 2),
     ("readahead.sh", "file-10m, 4 KiB reads, p99.9", 2),
     ("readahead.sh", "mmap-1m, 4 KiB reads, p99.9", 2),
+    ("readahead.sh", "both-1m, 4 KiB reads, p99.9", 2),
+    ("readahead.sh", "both-10m, 4 KiB reads, p99.9", 2),
     ("io_max_interface.sh", "leading plus sign", None),
     ("io_max_interface.sh", "trailing garbage", None),
     ("io_max_interface.sh", "trailing garbage on iops", None),

@@ -4,20 +4,23 @@
 # Buffered reads under an rbps limit. Readahead turns a reader's 4 KiB
 # reads into bios of 128 KiB and more, and each such bio waits until the
 # whole of it fits the limit: at 1 MiB/s one read in thirty-two waits
-# about 125 ms. Readahead that fits the reader's budget keeps every read
-# short while the rate holds. Checked on a file in ext4, on the block
-# device read directly, and on a file read through mmap; and a group
-# with no limit must still read in full readahead windows.
+# about 125 ms. Readahead fitted to the reader's budget reads in smaller
+# windows while the reader is at its limit, but not so small that its
+# IOs multiply, nor that an iops limit written beside the bps limit
+# binds first. Checked on a file in ext4, on the block device read
+# directly, on a file read through mmap, and under rbps and riops
+# together; and a group with no limit must still read in full readahead
+# windows.
 #
-# Bounds: the rate within 0.5% of the limit, and the slowest 0.1% of the
-# 4 KiB reads at most 15% over the ideal wait of one read, 4.5 ms at
-# 1 MiB/s (ideal 3.9 ms). At 10 MiB/s a read is due every 0.39 ms, more
-# often than the throttle's timer fires (once a millisecond at most): it
-# lets the reads due within a millisecond go together, so the slowest
-# wait one read and that millisecond, at most 1.5 ms. Unfitted, one read
-# in 32 waits for a whole 128 KiB window, 125 ms at 1 MiB/s; where the
-# limit is kept in 100 ms slices, the slowest 0.1% wait some 100 ms at
-# either rate.
+# Bounds: the rate within 0.5% of the limit; the slowest 0.1% of the
+# 4 KiB reads at most 20 ms at 1 MiB/s, where a fitted window is 16 KiB
+# and waits 15.6 ms, and at most 10 ms at 10 MiB/s, where it holds what
+# the limit accrues in 4 ms, rounded up to whole large folios; the mean
+# read at least 12 KiB at 1 MiB/s (a window cut to the page the reader
+# waits for is 4 KiB: four times the IOs) and at least 32 KiB at 10
+# MiB/s, half a 64 KiB window. Unfitted, one read in 32 waits for a whole
+# 128 KiB window, 125 ms at 1 MiB/s; where the limit is kept in 100 ms
+# slices, the slowest 0.1% wait some 100 ms at either rate.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -32,38 +35,44 @@ ra_cleanup() {
 }
 trap ra_cleanup EXIT
 
-# limited_read NAME RBPS BOUND_US FIO-ARGS... - a sequential 4 KiB
-# reader in a group limited to RBPS bytes/s: checks the rate within 0.5%
-# and the slowest 0.1% of its reads against BOUND_US
+# limited_read NAME RBPS RIOPS BOUND_US MIN_KIB FIO-ARGS... - a sequential
+# 4 KiB reader in a group limited to RBPS bytes/s and RIOPS IOs/s (max for
+# none): checks the rate within 0.5% of RBPS, the slowest 0.1% of its
+# reads against BOUND_US and its mean read on the device against MIN_KIB
 limited_read() {
-	local name=$1 rbps=$2 bound_us=$3 cg out paced kib
-	shift 3
+	local name=$1 rbps=$2 riops=$3 bound_us=$4 min_kib=$5 cg out paced kib
+	local bio_kib
+	shift 5
 
 	cg=$(bt_cgroup "$name")
-	echo "$BT_MAJMIN rbps=$rbps" >"$cg/io.max"
+	echo "$BT_MAJMIN rbps=$rbps riops=$riops" >"$cg/io.max"
 	out=$BT_OUTDIR/$BT_NAME-$name.json
 	bt_drop_caches
 	if ! bt_fio "$cg" "$out" --name="$name" --rw=read --bs=4k \
 		--time_based --runtime="$BT_RUNTIME" "$@"; then
 		ktap_test_fail "$name: fio failed: $(cat "$out.err")"
 		ktap_test_fail "$name: no latency"
+		ktap_test_fail "$name: no reads"
 		return
 	fi
 	eval "$(bt_stats "$out")"
 	kib=$((rbps / 1024))
 	paced=$(bt_paced "$ios" 4 "$kib")
+	bio_kib=$(read_bio_kib "$cg")
 	ktap_print_msg "$name: ${bw_kib_s} KiB/s (${paced} after the first" \
 		"burst), $ios reads, clat p50=${p50_us}us p99=${p99_us}us" \
 		"p99.9=${p999_us}us p99.99=${p9999_us}us max=${max_us}us" \
-		"stdev=${stdev_us}us"
+		"stdev=${stdev_us}us; $(bt_iostat "$cg" rios) device reads of" \
+		"${bio_kib:-?} KiB"
 	bt_within "$name, KiB/s after the first burst" "$paced" "$kib" 0.5 KiB/s
 	bt_at_most "$name, 4 KiB reads, p99.9" "$p999_us" "$bound_us" us
+	bt_between "$name, mean device read" "${bio_kib:-0}" "$min_kib" 128 KiB
 }
 
 # read_bio_kib CGROUP - the mean size of the group's reads on the device
 read_bio_kib() {
 	awk -v b="$(bt_iostat "$1" rbytes)" -v n="$(bt_iostat "$1" rios)" \
-		'BEGIN { if (n) printf "%.0f", b / n / 1024 }'
+		'BEGIN { if (n) printf "%.1f", b / n / 1024 }'
 }
 
 ktap_print_header
@@ -74,10 +83,11 @@ if ! command -v mkfs.ext4 >/dev/null; then
 	exit "$KSFT_SKIP"
 fi
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 9
+ktap_set_plan 19
 
-# 1, 2: the block device itself, read through its page cache
-limited_read bdev-1m 1048576 4500 --filename="$BT_DEV" --ioengine=psync
+# 1-3: the block device itself, read through its page cache
+limited_read bdev-1m 1048576 max 20000 12 --filename="$BT_DEV" \
+	--ioengine=psync
 
 MNT=$(mktemp -d /tmp/blkthrtest-mnt.XXXXXX)
 mkfs.ext4 -q -F "$BT_DEV" || ktap_exit_fail_msg "mkfs.ext4 $BT_DEV failed"
@@ -92,15 +102,25 @@ free=$(df -Pm "$MNT" | awk 'NR == 2 { print int($4 * 0.9) }')
 dd if=/dev/zero of="$FILE" bs=1M count="$mib" conv=fsync 2>/dev/null ||
 	ktap_exit_fail_msg "cannot write $FILE"
 
-# 3-6: a file in ext4, read(2) and mmap read-around (no madvise hint)
-limited_read file-1m 1048576 4500 --filename="$FILE" --ioengine=psync
-limited_read file-10m 10485760 1500 --filename="$FILE" --ioengine=psync
+# 4-9: a file in ext4, read(2)
+limited_read file-1m 1048576 max 20000 12 --filename="$FILE" --ioengine=psync
+limited_read file-10m 10485760 max 10000 32 --filename="$FILE" \
+	--ioengine=psync
 
-# 7, 8: page faults on a mapping of the file, read around each fault
-limited_read mmap-1m 1048576 4500 --filename="$FILE" --ioengine=mmap \
-	--fadvise_hint=0
+# 10-12: page faults on a mapping of the file, read around each fault
+limited_read mmap-1m 1048576 max 20000 12 --filename="$FILE" \
+	--ioengine=mmap --fadvise_hint=0
 
-# 9: a group with no limit, next to limited ones on the same device,
+# 13-18: rbps and riops together. 100 reads a second of the 16 KiB that
+# fitting allows at 1 MiB/s would be 1.6 MiB/s, so the iops limit does not
+# bind; at 10 MiB/s, 200 reads a second carry the rate only if each is
+# 51.2 KiB or more, and fitting must not cut below that
+limited_read both-1m 1048576 100 20000 12 --filename="$FILE" \
+	--ioengine=psync
+limited_read both-10m 10485760 200 10000 51 --filename="$FILE" \
+	--ioengine=psync
+
+# 19: a group with no limit, next to limited ones on the same device,
 # reads in full readahead windows: its mean read is not cut down
 CG=$(bt_cgroup nolimit)
 out=$BT_OUTDIR/$BT_NAME-nolimit.json
