@@ -33,7 +33,9 @@ TABLE = [("iops", "IOPS", "{:.1f}"), ("bw_kib_s", "KiB/s", "{:.0f}"),
          ("max_reader_iops", "fastest reader, IOPS", "{:.1f}"),
          ("wakeups_per_s", "timer softirqs/s", "{:.0f}"),
          ("cpu_pct", "system CPU %", "{:.1f}"),
-         ("ctxt_per_s", "context switches/s", "{:.0f}")]
+         ("ctxt_per_s", "context switches/s", "{:.0f}"),
+         ("rios", "device reads (io.stat rios)", "{:.0f}"),
+         ("mean_bio_kib", "mean read, KiB", "{:.1f}")]
 
 
 def header(path, key):
@@ -82,6 +84,18 @@ def cost(path):
     return out
 
 
+def iostat(path):
+    """The reads the job's cgroup issued to the device (guest-bench.sh's
+    NAME.rN.iostat, "RIOS RBYTES"): their number and mean size in KiB."""
+    try:
+        with open(path) as f:
+            rios, rbytes = map(int, f.read().split())
+    except (OSError, ValueError):
+        return {}
+    return {"rios": rios,
+            "mean_bio_kib": rbytes / rios / 1024 if rios else 0.0}
+
+
 def metrics(d, name):
     """A scenario's metrics; the mean over its rounds if it ran several,
     with each round's kept under "rounds"."""
@@ -89,6 +103,7 @@ def metrics(d, name):
     for path in sorted(glob.glob(os.path.join(d, name + ".r*.json"))):
         total, jobs = fio_summary.summarise(fio_summary.load(path))
         total.update(cost(path[:-len(".json")] + ".cost"))
+        total.update(iostat(path[:-len(".json")] + ".iostat"))
         if len(jobs) > 1:
             total["min_reader_iops"] = min(j["iops"] for j in jobs)
             total["max_reader_iops"] = max(j["iops"] for j in jobs)
@@ -198,13 +213,20 @@ def plot(name, title, lat, path, ideal_ms=None):
     plt.close(fig)
 
 
+def reads(m):
+    """ "N (K)": a kernel's device reads and their mean size in KiB."""
+    if "rios" not in m:
+        return "-"
+    return "%.0f (%.1f)" % (m["rios"], m["mean_bio_kib"])
+
+
 def summary_table(res):
     """One row per scenario: rate and tail, vanilla vs patched."""
     rows = ["| scenario | io.max | rate vanilla / patched | p99 vanilla | "
             "p99 patched | p99 ratio | max vanilla | max patched | "
             "timer softirqs/s vanilla / patched | system CPU vanilla / "
-            "patched |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            "patched | reads vanilla / patched (mean KiB) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name in res["scenarios"]:
         e = res[name]
         v, p = e["vanilla"], e["patched"]
@@ -214,7 +236,8 @@ def summary_table(res):
             rate = "%.1f / %.1f IOPS" % (v["iops"], p["iops"])
         if "groups" in e:
             rate += " (%d groups)" % e["groups"]
-        rows.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        rows.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s "
+                    "| %s |" % (
             name, e["io_max"], rate,
             fmt("p99_us", "ms", v["p99_us"]), fmt("p99_us", "ms", p["p99_us"]),
             ratio(p["p99_us"], v["p99_us"]),
@@ -222,15 +245,19 @@ def summary_table(res):
             "%s / %s" % (fmt(None, "{:.0f}", v.get("wakeups_per_s")),
                          fmt(None, "{:.0f}", p.get("wakeups_per_s"))),
             "%s / %s%%" % (fmt(None, "{:.1f}", v.get("cpu_pct")),
-                           fmt(None, "{:.1f}", p.get("cpu_pct")))))
+                           fmt(None, "{:.1f}", p.get("cpu_pct"))),
+            "%s / %s" % (reads(v), reads(p))))
     idle = res.get("idle", {})
     if all(idle.get(k) for k in KERNELS):
         rows += ["", "Timer softirqs/s: TIMER and HRTIMER softirq runs a "
                  "second in the guest, all %s vCPUs (the throttle's timer is "
                  "a timer_list in vanilla, a soft hrtimer in the series), "
                  "other timers included: idle, the guest runs %.0f (vanilla) "
-                 "and %.0f (patched). System CPU: system, irq and softirq "
-                 "time over all vCPUs' time." % (
+                 "and %.0f (patched). Both over the middle half of each "
+                 "run. System CPU: system, irq and softirq time over all "
+                 "vCPUs' time. Reads: the bios the scenario's cgroup "
+                 "issued to the device in the run (io.stat rios) and "
+                 "their mean size (rbytes over rios)." % (
                      res.get("vcpus", "the"),
                      idle["vanilla"]["wakeups_per_s"],
                      idle["patched"]["wakeups_per_s"])]

@@ -6,8 +6,8 @@ files written by analyze.py.
 
   bench-table.py [--rates|--costs] [--scenarios=a,b] results/bench.json [...]
 
---rates prints rate against the rbps limit, stdev and the patched /
-vanilla ratios instead of the percentiles; --costs prints rate and p99
+--rates prints rate against the rbps limit, the device reads and their
+mean size, and the patched / vanilla ratios instead of the percentiles; --costs prints rate and p99
 beside what they cost the guest: timer softirqs a second and system CPU.
 """
 import json
@@ -72,13 +72,13 @@ def limit_kib(e):
 
 
 def rate_table(res):
-    """Rate against the limit, tail, spread and fairness: the figures
-    the readahead work is judged by."""
+    """Rate against the limit, tail, the device reads it took and
+    fairness: the figures the readahead work is judged by."""
     out = title(res)
-    fmt = "%-11s %-8s %8s %6s %7s %7s %7s %6s"
+    fmt = "%-17s %-7s %7s %5s %6s %6s %6s %5s %5s"
     out.append(fmt % ("scenario", "kernel", "KiB/s", "limit", "p99",
-                      "max", "stdev", "Jain"))
-    out.append(fmt % ("", "", "", "%", "ms", "ms", "ms", ""))
+                      "max", "reads", "KiB", "Jain"))
+    out.append(fmt % ("", "", "", "%", "ms", "ms", "", "", ""))
     for name in res["scenarios"]:
         e = res[name]
         lim = limit_kib(e)
@@ -87,19 +87,23 @@ def rate_table(res):
             out.append(fmt % (
                 name if k == "vanilla" else "", k, "%.0f" % m["bw_kib_s"],
                 "%.1f" % (100 * m["bw_kib_s"] / lim) if lim else "-",
-                ms(m["p99_us"]), ms(m["max_us"]), ms(m["stdev_us"]),
+                ms(m["p99_us"]), ms(m["max_us"]),
+                "%.0f" % m["rios"] if "rios" in m else "-",
+                "%.1f" % m["mean_bio_kib"] if "rios" in m else "-",
                 "%.3f" % m["jain"] if "readers" in m else ""))
         v, p = e["vanilla"], e["patched"]
-        if lim:
-            out.append(fmt % ("", "ratio", "", "", "", "%.3f" % (
-                p["max_us"] / v["max_us"]), "%.3f" % (
-                p["stdev_us"] / v["stdev_us"]), ""))
-        else:
-            out.append(fmt % ("", "ratio", "%.3f" % (
-                p["bw_kib_s"] / v["bw_kib_s"]), "", "", "", "", ""))
+        out.append(fmt % (
+            "", "ratio",
+            "" if lim else "%.3f" % (p["bw_kib_s"] / v["bw_kib_s"]), "",
+            "%.2f" % (p["p99_us"] / v["p99_us"]),
+            "%.2f" % (p["max_us"] / v["max_us"]),
+            "%.2f" % (p["rios"] / v["rios"])
+            if v.get("rios") and "rios" in p else "", "", ""))
     out += ["", "KiB/s: the sum over readers; limit: that over the rbps"
             " limit; latency:", "fio clat of a 4 KiB read, of the worst"
-            " reader where several; ratio:", "patched / vanilla."]
+            " reader where several; reads:", "the group's device reads"
+            " (io.stat rios) and their mean size in KiB;", "ratio:"
+            " patched / vanilla."]
     return out
 
 

@@ -61,9 +61,12 @@ for v in vanilla patched; do
 	out=$BUILD/out/bench-$v-hz$HZ
 	rm -rf "$out"
 	mkdir -p "$out"
+	# the list goes in a file: on the kernel's command line, which
+	# carries the guest's command, it would not fit
+	printf '%s\n' $runs >"$out/runs"
 	"$TOP/scripts/boot.sh" "${image[$v]}" "$out" \
 		env BENCH_RUNTIME="$BENCH_RUNTIME" \
-		"$TOP/scripts/guest-bench.sh" "$out" $runs ||
+		"$TOP/scripts/guest-bench.sh" "$out" ||
 		die "benchmark on $v failed (logs in $out)"
 done
 

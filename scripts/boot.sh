@@ -66,6 +66,12 @@ echo "$accel" >"$OUTDIR/accel"
 
 # The command runs under bash in the guest, after a marker on the console.
 cmd="echo '$MARKER' >/dev/kmsg; $(printf '%q ' "$@")"
+# virtme-ng passes it base64-encoded on the kernel's command line, which
+# x86 cuts at 2048 bytes, of which virtme-ng's own options take some
+# 950: cut, it loses init= too, and the guest boots
+# the host's own init instead, until the timeout
+[ $(( (${#cmd} + 2) / 3 * 4 + ${#append} )) -le 1000 ] ||
+	die "the guest's command is too long for the kernel's command line (${#cmd} bytes): pass long lists in a file"
 
 # host_steal - the machine's stolen and total CPU time so far, in clock
 # ticks ("cpu" in /proc/stat; the same share the kselftests compute)

@@ -25,14 +25,20 @@
 #                                      in each (fio's cgroup option)
 #
 # Results: OUTDIR/NAME.rN.json (fio JSON of round N),
-# OUTDIR/NAME.rN_clat.*.log (per-IO completion latencies, for the plots)
-# and OUTDIR/NAME.rN.cost, what the run cost the guest (see cost_snap);
-# OUTDIR/idle.cost is the same over 5 s of an idle guest, first.
+# OUTDIR/NAME.rN_clat.*.log (per-IO completion latencies, for the plots),
+# OUTDIR/NAME.rN.cost, what the middle half of the run cost the guest (see
+# cost_snap; all of it for a job done in a quarter of BENCH_RUNTIME), and OUTDIR/NAME.rN.iostat, "RIOS RBYTES": the reads the
+# job's cgroup (with its child groups) issued to the device, from io.stat;
+# OUTDIR/idle.cost is the cost of 5 s of an idle guest, first.
 #
-#   guest-bench.sh OUTDIR SCENARIO.fio...
+#   guest-bench.sh OUTDIR [SCENARIO.fio...]
+#
+# With no SCENARIO, those listed in OUTDIR/runs, one a line.
 set -u
 OUT=${1:?}
 shift
+[ $# -gt 0 ] || mapfile -t runs <"$OUT/runs"
+[ $# -gt 0 ] || set -- "${runs[@]}"
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LINUX=$TOP/build/linux
 . "$LINUX/tools/testing/selftests/kselftest/ktap_helpers.sh"
@@ -117,9 +123,30 @@ for job in "$@"; do
 	grep -q '^; latlog: off' "$job" && latlog=()
 
 	echo "== $name (round $r): io.max '$limit' on $BT_DEV${fs:+ ($fs)} (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"
+	# the costs over the middle half of the reads: not fio's start-up
+	# (a hundred jobs take seconds to start) nor its exit; over all of
+	# the reads for a job that is done before a quarter of the time.
+	# fio's exit status comes down a pipe, whose read also waits for it
+	exec {fiofd}< <(bt_fio "$cg" "$res" "${latlog[@]}" "$run"; echo "$?")
+	reader=$cg
+	[ -z "$groups" ] || reader=$BT_CGROOT/$BT_NAME-g1
+	fiorc=
+	while [ -z "$fiorc" ] && ! bt_reading "$reader"; do
+		# a read that fails within its time is at the end of the pipe
+		read -rt 0.1 -u "$fiofd" fiorc || [ $? -gt 128 ] || fiorc=eof
+	done
 	before=$(cost_snap)
-	if bt_fio "$cg" "$res" "${latlog[@]}" "$run"; then
-		echo "$before $(cost_snap)" >"$OUT/$name.r$r.cost"
+	if [ -z "$fiorc" ] &&
+	   ! read -rt "$((BENCH_RUNTIME / 4))" -u "$fiofd" fiorc; then
+		before=$(cost_snap)
+		read -rt "$((BENCH_RUNTIME / 2))" -u "$fiofd" fiorc || :
+	fi
+	echo "$before $(cost_snap)" >"$OUT/$name.r$r.cost"
+	[ -n "$fiorc" ] || read -r -u "$fiofd" fiorc
+	exec {fiofd}<&-
+	if [ "$fiorc" = 0 ]; then
+		echo "$(bt_iostat "$cg" rios) $(bt_iostat "$cg" rbytes)" \
+			>"$OUT/$name.r$r.iostat"
 		eval "$(bt_stats "$res")"
 		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
 	else
