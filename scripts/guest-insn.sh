@@ -29,18 +29,29 @@
 # 4 KiB direct reads (engine "dd"; fio is too big to run 100 of), N IOs
 # in all, N/100 each.
 #
+# Last, buffered: dd of N (and 2N) 4 KiB sequential reads of the disk
+# through its page cache, the cache dropped before each run, so that
+# readahead reads the disk in windows of read_ahead_kb: with no limit on
+# the disk (nolimit), with an rbps limit on a sibling group only (sibling:
+# throttling is on, the reader's group has no limit) and with rbps far
+# above the load (highlimit). What it costs a reader that no limit holds
+# back that readahead asks for its budget.
+#
 # OUTDIR/windows gets a line per measured run, "K LIMIT ENGINE ROUND N
 # IOS NS": the plugin's window K (its dump after the K-th marker) is that
 # run, IOS the bios the cgroups' io.stat counted for it, and NS the
 # guest's ns between the markers (one instruction each, see
 # insn-count.sh).
 #
-#   guest-insn.sh OUTDIR N ROUNDS MARK
+#   guest-insn.sh OUTDIR N ROUNDS MARK [PARTS]
+#
+# PARTS (default "direct groups buffered") picks which of the three to run.
 set -eu
-OUT=${1:?usage: guest-insn.sh OUTDIR N ROUNDS MARK}
+OUT=${1:?usage: guest-insn.sh OUTDIR N ROUNDS MARK [PARTS]}
 N=${2:?}
 ROUNDS=${3:?}
 MARK=${4:?}
+PARTS=" ${5:-direct groups buffered} "
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh"
 . "$TOP/tools/testing/selftests/blk-throttle/blk_throttle_lib.sh"
@@ -74,12 +85,16 @@ measure() {
 	local limit=$1 engine=$2 qd=$3 round=$4 n=$5 before after t0 t1
 
 	shift 5
+	[ "$engine" != buffered ] || bt_drop_caches
 	sleep 1
 	before=$(rios "$@")
 	mark
 	t0=$(date +%s%N)
 	if [ "$engine" = dd ]; then
 		run_groups "$n" "$@"
+	elif [ "$engine" = buffered ]; then
+		"${BT_IN_CGROUP[@]}" "$1" dd if="$BT_DEV" of=/dev/null bs=4k \
+			count="$n" status=none
 	else
 		run_fio "$1" "$n" "$engine" "$qd"
 	fi
@@ -88,7 +103,7 @@ measure() {
 	after=$(rios "$@")
 	echo "$marks $limit $engine $round $n $((after - before)) $((t1 - t0))" \
 		>>"$OUT/windows"
-	[ "$engine" = dd ] || cp /tmp/fio.json "$OUT/$limit-$engine-r$round-$n.json"
+	[ "$engine" = dd ] || [ "$engine" = buffered ] || cp /tmp/fio.json "$OUT/$limit-$engine-r$round-$n.json"
 	echo "$limit $engine round $round: $n IOs asked, $((after - before)) bios"
 }
 
@@ -131,48 +146,71 @@ rounds() {
 	done
 }
 
-for limit in nolimit highlimit throttled paced riops20000 rbps1g; do
-	# a fresh null_blk disk per limit, so that "nolimit" is a disk on
-	# which no group ever had a limit
-	BT_NAME=insn-$limit
+if [[ $PARTS == *" direct "* ]]; then
+	for limit in nolimit highlimit throttled paced riops20000 rbps1g; do
+		# a fresh null_blk disk per limit, so that "nolimit" is a disk on
+		# which no group ever had a limit
+		BT_NAME=insn-$limit
+		bt_setup_dev
+		cg=$(bt_cgroup reader)
+		case $limit in
+		highlimit) echo "$BT_MAJMIN riops=100000000 rbps=100000000000" >"$cg/io.max" ;;
+		throttled) echo "$BT_MAJMIN riops=2000" >"$cg/io.max" ;;
+		paced) echo "$BT_MAJMIN riops=500" >"$cg/io.max" ;;
+		riops20000) echo "$BT_MAJMIN riops=20000" >"$cg/io.max" ;;
+		rbps1g) echo "$BT_MAJMIN rbps=1073741824" >"$cg/io.max" ;;
+		esac
+		# udev probes the new disk, then its idle workers exit after 3 s:
+		# let all of that happen before, not during, the measured runs
+		udevadm settle
+		sleep 5
+
+		for engine in psync libaio; do
+			qd=1
+			[ "$engine" = libaio ] && qd=32
+			# unmeasured warm-up: the group's first bio on the disk makes
+			# its blkg, fio's first run faults its pages in, its second
+			# moves them to the active LRU list
+			run_fio "$cg" 256 "$engine" "$qd"
+			run_fio "$cg" 256 "$engine" "$qd"
+			rounds "$limit" "$engine" "$qd" "$cg"
+		done
+		bt_cleanup
+		BT_NULLB=
+	done
+fi
+
+if [[ $PARTS == *" groups "* ]]; then
+	BT_NAME=insn-groups100
 	bt_setup_dev
-	cg=$(bt_cgroup reader)
-	case $limit in
-	highlimit) echo "$BT_MAJMIN riops=100000000 rbps=100000000000" >"$cg/io.max" ;;
-	throttled) echo "$BT_MAJMIN riops=2000" >"$cg/io.max" ;;
-	paced) echo "$BT_MAJMIN riops=500" >"$cg/io.max" ;;
-	riops20000) echo "$BT_MAJMIN riops=20000" >"$cg/io.max" ;;
-	rbps1g) echo "$BT_MAJMIN rbps=1073741824" >"$cg/io.max" ;;
-	esac
-	# udev probes the new disk, then its idle workers exit after 3 s:
-	# let all of that happen before, not during, the measured runs
+	cgs=()
+	for g in $(seq 100); do
+		cg=$(bt_cgroup "r$g")
+		echo "$BT_MAJMIN riops=200" >"$cg/io.max"
+		cgs+=("$cg")
+	done
 	udevadm settle
 	sleep 5
-
-	for engine in psync libaio; do
-		qd=1
-		[ "$engine" = libaio ] && qd=32
-		# unmeasured warm-up: the group's first bio on the disk makes
-		# its blkg, fio's first run faults its pages in, its second
-		# moves them to the active LRU list
-		run_fio "$cg" 256 "$engine" "$qd"
-		run_fio "$cg" 256 "$engine" "$qd"
-		rounds "$limit" "$engine" "$qd" "$cg"
-	done
+	run_groups 10000 "${cgs[@]}"
+	rounds groups100 dd 1 "${cgs[@]}"
 	bt_cleanup
-	BT_NULLB=
-done
+fi
 
-BT_NAME=insn-groups100
-bt_setup_dev
-cgs=()
-for g in $(seq 100); do
-	cg=$(bt_cgroup "r$g")
-	echo "$BT_MAJMIN riops=200" >"$cg/io.max"
-	cgs+=("$cg")
-done
-udevadm settle
-sleep 5
-run_groups 10000 "${cgs[@]}"
-rounds groups100 dd 1 "${cgs[@]}"
-bt_cleanup
+if [[ $PARTS == *" buffered "* ]]; then
+	for limit in nolimit sibling highlimit; do
+		BT_NAME=insn-buffered-$limit
+		bt_setup_dev
+		cg=$(bt_cgroup reader)
+		case $limit in
+		sibling) echo "$BT_MAJMIN rbps=1048576" >"$(bt_cgroup sibling)/io.max" ;;
+		highlimit) echo "$BT_MAJMIN rbps=100000000000" >"$cg/io.max" ;;
+		esac
+		udevadm settle
+		sleep 5
+		"${BT_IN_CGROUP[@]}" "$cg" dd if="$BT_DEV" of=/dev/null bs=4k \
+			count=256 status=none
+		rounds "$limit" buffered 1 "$cg"
+		bt_cleanup
+		BT_NULLB=
+	done
+fi

@@ -12,6 +12,8 @@
 #   insn-count.sh [N]      N IOs per short run (default 30000), 2N per long
 #
 # ROUNDS (default 2) pairs of runs per workload, their spread shown.
+# INSN_PARTS (default "direct groups buffered") picks which of
+# guest-insn.sh's workloads to run.
 # VARIANTS (default "vanilla jiffies patched", see prepare-tree.sh) and
 # HZ (default 1000) pick the kernels. Results: build/out/insn-count/VARIANT/
 # (or INSN_OUT/VARIANT), the table also in INSN_OUT/report.md.
@@ -55,7 +57,8 @@ for v in $VARIANTS; do
 	ACCEL=tcg GUEST_CPUS=1 GUEST_MEM=1G BOOT_APPEND=${INSN_APPEND-nohz=off} \
 	BOOT_QEMU_OPTS="$ICOUNT_OPTS -plugin $BUILD/insn-count.so,out=$out/counts" \
 		"$TOP/scripts/boot.sh" "$img/bzImage" "$out" \
-		"$TOP/scripts/guest-insn.sh" "$out" "$N" "$ROUNDS" "$BUILD/insn-mark" ||
+		"$TOP/scripts/guest-insn.sh" "$out" "$N" "$ROUNDS" "$BUILD/insn-mark" \
+		"${INSN_PARTS:-direct groups buffered}" ||
 		die "counting on $v failed (logs in $out)"
 	dirs+=("$v=$out")
 done

@@ -267,10 +267,11 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     vs = [Variant(*arg.split('=', 1)) for arg in sys.argv[1:]]
-    order = [(l, e) for e in ('psync', 'libaio', 'dd')
-             for l in ('nolimit', 'highlimit') + RATED]
+    order = [(l, e) for e in ('psync', 'libaio', 'dd', 'buffered')
+             for l in ('nolimit', 'sibling', 'highlimit') + RATED]
     keys = [k for k in order if all(k in v.work for v in vs)]
-    label = {'psync': 'psync QD1', 'libaio': 'libaio QD32', 'dd': 'dd QD1'}
+    label = {'psync': 'psync QD1', 'libaio': 'libaio QD32', 'dd': 'dd QD1',
+             'buffered': 'dd buffered'}
     a, b = vs[0], vs[-1]
     # each variant against the last one named
     pairs = [(v, b) for v in vs[:-1]]
@@ -280,7 +281,9 @@ def main():
     print(f'QEMU TCG plugin count (scripts/insn-count.sh), one vCPU, '
           f'-icount shift=0, nohz=off. Per IO = (run of {n2} IOs - run of {n1}) / '
           'bios the cgroup counted in between; 4 KiB random direct reads '
-          'of null_blk. "all" counts user and kernel; blk-throttle.c is '
+          'of null_blk, but for "dd buffered": 4 KiB sequential reads '
+          'through the page cache, cold, per bio of readahead. '
+          '"all" counts user and kernel; blk-throttle.c is '
           'the functions of block/blk-throttle.o. Mean of '
           f'{a.work[keys[0]]["rounds"]} rounds (pairs of runs) ± half '
           'their range; "X→Y" is the change from X\'s mean to Y\'s.\n')
@@ -303,7 +306,7 @@ def main():
           'takes the queue lock with, per IO over the unlimited run\'s.\n')
     print('| engine | variant | all | kernel | blk-throttle.c | queue_lock |')
     print('|---|---|---|---|---|---|')
-    for e in ('psync', 'libaio'):
+    for e in ('psync', 'libaio', 'buffered'):
         for v in vs:
             hi, no = v.work.get(('highlimit', e)), v.work.get(('nolimit', e))
             if not hi or not no:
