@@ -32,9 +32,11 @@ case $HZ in 100|250|300|1000) ;; *) die "HZ must be 100, 250, 300 or 1000" ;; es
 
 "$TOP/scripts/prepare-tree.sh" "$VARIANT"
 
-# Fragments, in order: the guest base, what every variant needs, the
-# symbols the series adds (not on vanilla), the HZ choice, debug options.
-frags=("$TOP/kconfig/base.config" "$TOP/kconfig/blk-throttle.config")
+# Fragments, in order: the guest base, what a distribution kernel has
+# that io.max depends on, what every variant needs, the symbols the
+# series adds (not on vanilla), the HZ choice, debug options.
+frags=("$TOP/kconfig/base.config" "$TOP/kconfig/distro.config"
+	"$TOP/kconfig/blk-throttle.config")
 if [ "$VARIANT" != vanilla ] && [ -f "$TOP/kconfig/series.config" ]; then
 	# those the tree has: a patch-N variant may stop before a patch that
 	# adds one

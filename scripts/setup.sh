@@ -4,8 +4,9 @@
 # Install what the harness needs on a Debian host: the kernel toolchain
 # (gawk before the first build: switching awk later regenerates an x86
 # header and forces a full rebuild), ccache, QEMU, fio, udev (virtme-ng's
-# init needs it to find the guest's script ports), e2fsprogs (the
-# readahead tests and benchmarks make ext4), and the Python tools
+# init needs it to find the guest's script ports), e2fsprogs and
+# xfsprogs (the tests and benchmarks make ext4 and XFS), dmsetup (they
+# stack dm-linear on null_blk), and the Python tools
 # (virtme-ng, matplotlib, and ply and GitPython for checkpatch's SPDX
 # check). Safe to run again: it only installs what is missing.
 #
@@ -16,7 +17,7 @@ set -eu
 
 DEBS="build-essential git flex bison bc gawk libelf-dev libssl-dev ccache
       qemu-system-x86 fio cpio kmod busybox-static xz-utils rsync zstd
-      jq perl python3-docutils udev e2fsprogs"
+      jq perl python3-docutils udev e2fsprogs xfsprogs dmsetup"
 [ "${1:-}" = robot ] &&
 	DEBS="$DEBS clang-19 lld-19 llvm-19 sparse gcc-arm-linux-gnueabihf"
 PIP="virtme-ng==1.42 matplotlib==3.8.4 ply==3.11 GitPython==3.1.43"
