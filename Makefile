@@ -80,7 +80,7 @@ check: setup
 # io_max_interface.sh: its cgroup v1 case makes vanilla divide by zero
 # and hang (make control runs it in a guest of its own)
 test-vanilla: setup
-	@TESTS="$${TESTS:-tail_latency.sh pacing.sh regressions.sh readahead.sh stress.sh}" \
+	@TESTS="$${TESTS:-tail_latency.sh pacing.sh regressions.sh readahead.sh stress.sh writeback.sh stacked.sh}" \
 		scripts/run-tests.sh vanilla $(HZ)
 
 bench: setup

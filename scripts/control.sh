@@ -30,6 +30,7 @@ set -u
 HZ=${1:-${HZ:-1000}}
 export CLOCK=virtual
 TIMING="tail_latency.sh pacing.sh regressions.sh readahead.sh"
+TIMING="$TIMING writeback.sh stacked.sh"
 sfx=${RUN:+-$RUN}
 OUT=$BUILD/out
 mkdir -p "$OUT"

@@ -32,6 +32,7 @@ BT_MAJMIN=
 # null_blk module loaded by this test
 BT_UNDO_CGMOUNT=
 BT_UNDO_IO=
+BT_UNDO_MEMORY=
 BT_UNDO_CFSMOUNT=
 BT_UNDO_MODULE=
 
@@ -69,6 +70,23 @@ bt_cgroup_root() {
 		echo +io >"$BT_CGROOT/cgroup.subtree_control" ||
 			ktap_exit_fail_msg "cannot enable the io controller"
 		BT_UNDO_IO=1
+	fi
+}
+
+# bt_memory_controller - enable the memory controller beside io in the
+# root, as systemd does, so that a group's dirty pages are its own and
+# cgroup writeback charges their writeback to it; skip the whole test if
+# there is none (CONFIG_MEMCG). bt_cleanup undoes it.
+bt_memory_controller() {
+	if ! grep -qw memory "$BT_CGROOT/cgroup.controllers"; then
+		ktap_skip_all "the memory controller is not available" \
+			"(CONFIG_MEMCG): buffered writes are not charged to a group"
+		exit "$KSFT_SKIP"
+	fi
+	if ! grep -qw memory "$BT_CGROOT/cgroup.subtree_control"; then
+		echo +memory >"$BT_CGROOT/cgroup.subtree_control" ||
+			ktap_exit_fail_msg "cannot enable the memory controller"
+		BT_UNDO_MEMORY=1
 	fi
 }
 
@@ -202,19 +220,31 @@ bt_timer_softirqs() {
 	echo "$t"
 }
 
-# bt_reading CGROUP - true once CGROUP has completed a read on the test
-# device (its io.stat, read by the shell itself)
-bt_reading() {
-	local dev rest
+# bt_charged CGROUP - "SECONDS RBYTES WBYTES": the time, and the bytes of
+# reads and of writes CGROUP has been charged on the test device, read
+# together by the shell itself (no program is started between them)
+bt_charged() {
+	local dev rest kv rb=0 wb=0
 
 	while read -r dev rest; do
 		[ "$dev" = "$BT_MAJMIN" ] || continue
-		case " $rest " in
-		*" rios=0 "*) return 1 ;;
-		*" rios="*) return 0 ;;
-		esac
+		for kv in $rest; do
+			case $kv in
+			rbytes=*) rb=${kv#rbytes=} ;;
+			wbytes=*) wb=${kv#wbytes=} ;;
+			esac
+		done
 	done <"$1/io.stat"
-	return 1
+	echo "$EPOCHREALTIME $rb $wb"
+}
+
+# bt_started CGROUP - true once CGROUP has been charged for a read or a
+# write on the test device
+bt_started() {
+	local rb wb
+
+	read -r _ rb wb < <(bt_charged "$1")
+	[ "$rb" != 0 ] || [ "$wb" != 0 ]
 }
 
 # bt_drop_caches - write back and drop the page cache, so that the reads
@@ -320,6 +350,48 @@ bt_stats() {
 	python3 "$BT_DIR/fio_summary.py" "$@"
 }
 
+# bt_limited_read NAME RBPS RIOPS BOUND_US MIN_KIB FIO-ARGS... - a
+# sequential 4 KiB reader in a group limited to RBPS bytes/s and RIOPS
+# IOs/s (max for none) on the test device: checks the rate within 0.5% of
+# RBPS, the slowest 0.1% of its reads against BOUND_US and its mean read
+# on the device against MIN_KIB
+bt_limited_read() {
+	local name=$1 rbps=$2 riops=$3 bound_us=$4 min_kib=$5 cg out paced kib
+	local bio_kib
+	shift 5
+
+	cg=$(bt_cgroup "$name")
+	echo "$BT_MAJMIN rbps=$rbps riops=$riops" >"$cg/io.max"
+	out=$BT_OUTDIR/$BT_NAME-$name.json
+	bt_drop_caches
+	if ! bt_fio "$cg" "$out" --name="$name" --rw=read --bs=4k \
+		--time_based --runtime="$BT_RUNTIME" "$@"; then
+		ktap_test_fail "$name: fio failed: $(cat "$out.err")"
+		ktap_test_fail "$name: no latency"
+		ktap_test_fail "$name: no reads"
+		return
+	fi
+	eval "$(bt_stats "$out")"
+	kib=$((rbps / 1024))
+	paced=$(bt_paced "$ios" 4 "$kib")
+	bio_kib=$(bt_read_bio_kib "$cg")
+	ktap_print_msg "$name: ${bw_kib_s} KiB/s (${paced} after the first" \
+		"burst), $ios reads, clat p50=${p50_us}us p99=${p99_us}us" \
+		"p99.9=${p999_us}us p99.99=${p9999_us}us max=${max_us}us" \
+		"stdev=${stdev_us}us; $(bt_iostat "$cg" rios) device reads of" \
+		"${bio_kib:-?} KiB"
+	bt_within "$name, KiB/s after the first burst" "$paced" "$kib" 0.5 KiB/s
+	bt_at_most "$name, 4 KiB reads, p99.9" "$p999_us" "$bound_us" us
+	bt_between "$name, mean device read" "${bio_kib:-0}" "$min_kib" 128 KiB
+}
+
+# bt_read_bio_kib CGROUP - the mean size of the group's reads on the test
+# device
+bt_read_bio_kib() {
+	awk -v b="$(bt_iostat "$1" rbytes)" -v n="$(bt_iostat "$1" rios)" \
+		'BEGIN { if (n) printf "%.1f", b / n / 1024 }'
+}
+
 # bt_judge DESC CMD... - ktap_test_result for a bound on a time or a rate.
 # On a machine its runner marks slow (KSFT_MACHINE_SLOW=yes, the kselftest
 # convention) a miss is reported as XFAIL, with its figures.
@@ -387,8 +459,11 @@ bt_cleanup() {
 	[ -n "$BT_UNDO_CFSMOUNT" ] && umount "$BT_UNDO_CFSMOUNT" 2>/dev/null
 	[ -n "$BT_UNDO_IO" ] &&
 		echo -io >"$BT_CGROOT/cgroup.subtree_control" 2>/dev/null
+	[ -n "$BT_UNDO_MEMORY" ] &&
+		echo -memory >"$BT_CGROOT/cgroup.subtree_control" 2>/dev/null
 	[ -n "$BT_UNDO_CGMOUNT" ] && umount "$BT_UNDO_CGMOUNT" 2>/dev/null
-	BT_UNDO_MODULE= BT_UNDO_CFSMOUNT= BT_UNDO_IO= BT_UNDO_CGMOUNT=
+	BT_UNDO_MODULE= BT_UNDO_CFSMOUNT= BT_UNDO_IO= BT_UNDO_MEMORY=
+	BT_UNDO_CGMOUNT=
 	if [ "${BLK_THROTTLE_KEEP:-0}" != 1 ]; then
 		rm -f "$BT_OUTDIR/$BT_NAME"-*.json "$BT_OUTDIR/$BT_NAME"-*.json.err
 	fi

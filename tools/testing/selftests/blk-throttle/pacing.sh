@@ -132,7 +132,7 @@ bt_fio "$CG" "$out" --name=many --filename="$BT_DEV" --rw=randread \
 	--bs=4k --direct=1 --ioengine=psync --norandommap --size=1G \
 	--time_based --runtime="$BT_RUNTIME" &
 pid=$!
-while ! bt_reading "$CG" && kill -0 "$pid" 2>/dev/null; do
+while ! bt_started "$CG" && kill -0 "$pid" 2>/dev/null; do
 	bt_sleep 0.1
 done
 bt_sleep "$(( BT_RUNTIME / 4 ))"

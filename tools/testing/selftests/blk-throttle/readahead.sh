@@ -35,46 +35,6 @@ ra_cleanup() {
 }
 trap ra_cleanup EXIT
 
-# limited_read NAME RBPS RIOPS BOUND_US MIN_KIB FIO-ARGS... - a sequential
-# 4 KiB reader in a group limited to RBPS bytes/s and RIOPS IOs/s (max for
-# none): checks the rate within 0.5% of RBPS, the slowest 0.1% of its
-# reads against BOUND_US and its mean read on the device against MIN_KIB
-limited_read() {
-	local name=$1 rbps=$2 riops=$3 bound_us=$4 min_kib=$5 cg out paced kib
-	local bio_kib
-	shift 5
-
-	cg=$(bt_cgroup "$name")
-	echo "$BT_MAJMIN rbps=$rbps riops=$riops" >"$cg/io.max"
-	out=$BT_OUTDIR/$BT_NAME-$name.json
-	bt_drop_caches
-	if ! bt_fio "$cg" "$out" --name="$name" --rw=read --bs=4k \
-		--time_based --runtime="$BT_RUNTIME" "$@"; then
-		ktap_test_fail "$name: fio failed: $(cat "$out.err")"
-		ktap_test_fail "$name: no latency"
-		ktap_test_fail "$name: no reads"
-		return
-	fi
-	eval "$(bt_stats "$out")"
-	kib=$((rbps / 1024))
-	paced=$(bt_paced "$ios" 4 "$kib")
-	bio_kib=$(read_bio_kib "$cg")
-	ktap_print_msg "$name: ${bw_kib_s} KiB/s (${paced} after the first" \
-		"burst), $ios reads, clat p50=${p50_us}us p99=${p99_us}us" \
-		"p99.9=${p999_us}us p99.99=${p9999_us}us max=${max_us}us" \
-		"stdev=${stdev_us}us; $(bt_iostat "$cg" rios) device reads of" \
-		"${bio_kib:-?} KiB"
-	bt_within "$name, KiB/s after the first burst" "$paced" "$kib" 0.5 KiB/s
-	bt_at_most "$name, 4 KiB reads, p99.9" "$p999_us" "$bound_us" us
-	bt_between "$name, mean device read" "${bio_kib:-0}" "$min_kib" 128 KiB
-}
-
-# read_bio_kib CGROUP - the mean size of the group's reads on the device
-read_bio_kib() {
-	awk -v b="$(bt_iostat "$1" rbytes)" -v n="$(bt_iostat "$1" rios)" \
-		'BEGIN { if (n) printf "%.1f", b / n / 1024 }'
-}
-
 ktap_print_header
 bt_require
 bt_require_nullb "readahead.sh makes a filesystem on its device"
@@ -86,7 +46,7 @@ BT_MEMORY_BACKED=1 bt_setup_dev
 ktap_set_plan 19
 
 # 1-3: the block device itself, read through its page cache
-limited_read bdev-1m 1048576 max 20000 12 --filename="$BT_DEV" \
+bt_limited_read bdev-1m 1048576 max 20000 12 --filename="$BT_DEV" \
 	--ioengine=psync
 
 MNT=$(mktemp -d /tmp/blkthrtest-mnt.XXXXXX)
@@ -103,21 +63,22 @@ dd if=/dev/zero of="$FILE" bs=1M count="$mib" conv=fsync 2>/dev/null ||
 	ktap_exit_fail_msg "cannot write $FILE"
 
 # 4-9: a file in ext4, read(2)
-limited_read file-1m 1048576 max 20000 12 --filename="$FILE" --ioengine=psync
-limited_read file-10m 10485760 max 10000 32 --filename="$FILE" \
+bt_limited_read file-1m 1048576 max 20000 12 --filename="$FILE" \
+	--ioengine=psync
+bt_limited_read file-10m 10485760 max 10000 32 --filename="$FILE" \
 	--ioengine=psync
 
 # 10-12: page faults on a mapping of the file, read around each fault
-limited_read mmap-1m 1048576 max 20000 12 --filename="$FILE" \
+bt_limited_read mmap-1m 1048576 max 20000 12 --filename="$FILE" \
 	--ioengine=mmap --fadvise_hint=0
 
 # 13-18: rbps and riops together. 100 reads a second of the 16 KiB that
 # fitting allows at 1 MiB/s would be 1.6 MiB/s, so the iops limit does not
 # bind; at 10 MiB/s, 200 reads a second carry the rate only if each is
 # 51.2 KiB or more, and fitting must not cut below that
-limited_read both-1m 1048576 100 20000 12 --filename="$FILE" \
+bt_limited_read both-1m 1048576 100 20000 12 --filename="$FILE" \
 	--ioengine=psync
-limited_read both-10m 10485760 200 10000 51 --filename="$FILE" \
+bt_limited_read both-10m 10485760 200 10000 51 --filename="$FILE" \
 	--ioengine=psync
 
 # 19: a group with no limit, next to limited ones on the same device,
@@ -130,7 +91,7 @@ bt_fio "$CG" "$out" --name=nolimit --filename="$FILE" --rw=read --bs=4k \
 	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
 eval "$(bt_stats "$out")"
 ra_kib=$(cat "/sys/block/$BT_NAME/queue/read_ahead_kb")
-kib=$(read_bio_kib "$CG")
+kib=$(bt_read_bio_kib "$CG")
 ktap_print_msg "no limit: ${bw_kib_s} KiB/s, mean read ${kib:-?} KiB" \
 	"(read_ahead_kb $ra_kib)"
 ktap_test_result "no limit: mean read ${kib:-?} KiB >= read_ahead_kb / 4 ($((ra_kib / 4)) KiB)" \

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Buffered writes under a wbps limit. A task's dirty pages are written
+# back by the flusher, not by the task; with the memory controller on,
+# cgroup writeback charges that writeback to the group that dirtied the
+# pages, and the group's io.max acts on it. Checked on ext4 and on XFS,
+# for a sequential buffered writer in a group with a memory.max, as
+# container runtimes set one:
+#
+# - behind wbps of 1 and 10 MiB/s, and wbps=10MiB/s with wiops=100000
+#   (a 2024 report: a crawl at a tenth of the limit, then bursts of
+#   hundreds of MB/s), the group is charged its bps limit (io.stat's
+#   wbytes, over BLK_THROTTLE_RUNTIME seconds once its writeback has
+#   begun) within 2%: one request of up to 128 KiB is 0.6% of 1 MiB/s
+#   over 20 s;
+# - steadily: no second is charged less than half the limit or more
+#   than one and a half times it. Writeback bios of large folios are
+#   several MiB; paced whole, each waits seconds and then goes at once.
+#
+# Whether the memory controller killed the writer meanwhile (its group
+# full of pages waiting to be written back) is printed, not judged: at
+# 1 MiB/s on ext4 it does, with or without pacing.
+#
+# Without the memory controller the flusher writes every group's pages
+# as the root's, and no wbps limit throttles them: the test is skipped.
+
+DIR="$(dirname "$(readlink -f "$0")")"
+. "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/blk_throttle_lib.sh"
+
+MNT=
+FSTYPES="ext4 xfs"
+
+wb_cleanup() {
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null && rmdir "$MNT"
+	bt_cleanup
+}
+trap wb_cleanup EXIT
+
+# limited_write FS NAME IO.MAX KIB - a sequential buffered writer (dd,
+# 1 MiB writes) in a group with memory.max=256M and IO.MAX on the device:
+# the group must be charged KIB KiB/s within 2% over BT_RUNTIME seconds
+# once its writeback has begun (and 2 s more, for the first burst and the
+# flusher's start), each second of them within half of KIB either way
+limited_write() {
+	local fs=$1 name=$2 limit=$3 kib=$4 cg pid i log rate lo hi
+	local wios wbytes alive="ended early (killed?)"
+
+	cg=$(bt_cgroup "$fs-$name")
+	echo 256M >"$cg/memory.max"
+	echo "$BT_MAJMIN $limit" >"$cg/io.max"
+	"${BT_IN_CGROUP[@]}" "$cg" dd if=/dev/zero of="$MNT/$name" bs=1M \
+		count="$WRITE_MIB" 2>/dev/null &
+	pid=$!
+	for i in $(seq 300); do
+		bt_started "$cg" && break
+		bt_sleep 0.1
+	done
+	bt_sleep 2
+	log=$BT_OUTDIR/$BT_NAME-$fs-$name.charged
+	for i in $(seq 0 "$BT_RUNTIME"); do
+		[ "$i" = 0 ] || bt_sleep 1
+		bt_charged "$cg"
+	done >"$log"
+	wios=$(bt_iostat "$cg" wios)
+	wbytes=$(bt_iostat "$cg" wbytes)
+	kill -0 "$pid" 2>/dev/null && alive="still writing"
+	{ kill "$pid"; wait "$pid"; } 2>/dev/null
+	# what is still dirty goes at the device's speed
+	echo "$BT_MAJMIN wbps=max wiops=max" >"$cg/io.max"
+	echo max >"$cg/memory.max"
+	rm -f "$MNT/$name"
+	sync
+
+	read -r rate lo hi < <(awk 'NR == 1 { t0 = t = $1; b0 = b = $3; next }
+		{ r = ($3 - b) / 1024 / ($1 - t)
+		  if (NR == 2 || r < lo) lo = r
+		  if (NR == 2 || r > hi) hi = r
+		  t = $1; b = $3 }
+		END { printf "%.1f %.1f %.1f\n",
+			(b - b0) / 1024 / (t - t0), lo, hi }' "$log")
+	rm -f "$log"
+	ktap_print_msg "$fs $name ($limit): charged ${rate} KiB/s over" \
+		"${BT_RUNTIME} s, each second ${lo}..${hi} KiB/s;" \
+		"$wios device writes of $(awk -v b="$wbytes" -v n="$wios" \
+		'BEGIN { if (n) printf "%.1f", b / n / 1024 }') KiB; the" \
+		"writer: $alive"
+	bt_within "$fs $name, charged KiB/s" "$rate" "$kib" 2 KiB/s
+	bt_between "$fs $name, slowest second's charge" "$lo" \
+		"$((kib / 2))" "$((kib * 3 / 2))" KiB/s
+	bt_between "$fs $name, fastest second's charge" "$hi" \
+		"$((kib / 2))" "$((kib * 3 / 2))" KiB/s
+}
+
+ktap_print_header
+bt_require
+bt_require_nullb "writeback.sh makes filesystems on its device"
+for fs in $FSTYPES; do
+	if ! command -v "mkfs.$fs" >/dev/null; then
+		ktap_skip_all "mkfs.$fs is not installed"
+		exit "$KSFT_SKIP"
+	fi
+done
+BT_MEMORY_BACKED=1 bt_setup_dev
+bt_memory_controller
+ktap_set_plan 18
+
+MNT=$(mktemp -d /tmp/blkthrtest-mnt.XXXXXX)
+for fs in $FSTYPES; do
+	case $fs in
+	xfs) force=-f ;;
+	*) force=-F ;;
+	esac
+	"mkfs.$fs" -q "$force" "$BT_DEV" >/dev/null ||
+		ktap_exit_fail_msg "mkfs.$fs $BT_DEV failed"
+	mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount $fs"
+	# more than any writer below can write while it is watched, at most
+	# 80% of the space the filesystem has free
+	WRITE_MIB=$(df -Pm "$MNT" | awk 'NR == 2 { print int($4 * 0.8) }')
+	limited_write "$fs" wbps-1m "wbps=1048576" 1024
+	limited_write "$fs" wbps-10m "wbps=10485760" 10240
+	limited_write "$fs" wbps-10m-wiops "wbps=10485760 wiops=100000" \
+		10240
+	umount "$MNT" || ktap_exit_fail_msg "cannot unmount $fs"
+done
+rmdir "$MNT"
+MNT=
+
+ktap_finished
