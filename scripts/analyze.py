@@ -35,7 +35,18 @@ TABLE = [("iops", "IOPS", "{:.1f}"), ("bw_kib_s", "KiB/s", "{:.0f}"),
          ("cpu_pct", "system CPU %", "{:.1f}"),
          ("ctxt_per_s", "context switches/s", "{:.0f}"),
          ("rios", "device reads (io.stat rios)", "{:.0f}"),
-         ("mean_bio_kib", "mean read, KiB", "{:.1f}")]
+         ("mean_bio_kib", "mean read, KiB", "{:.1f}"),
+         ("wios", "device writes (io.stat wios)", "{:.0f}"),
+         ("mean_wbio_kib", "mean write, KiB", "{:.1f}"),
+         ("charged_kib_s", "charged to the group, KiB/s", "{:.0f}"),
+         ("charged_min_kib_s", "slowest second charged, KiB/s", "{:.0f}"),
+         ("charged_max_kib_s", "fastest second charged, KiB/s", "{:.0f}"),
+         ("others_fsync_p50_us", "others: fsync p50", "ms"),
+         ("others_fsync_p99_us", "others: fsync p99", "ms"),
+         ("others_fsync_max_us", "others: fsync max", "ms"),
+         ("meta_p50_us", "others: metadata op p50", "ms"),
+         ("meta_p99_us", "others: metadata op p99", "ms"),
+         ("meta_max_us", "others: metadata op max", "ms")]
 
 
 def header(path, key):
@@ -85,15 +96,80 @@ def cost(path):
 
 
 def iostat(path):
-    """The reads the job's cgroup issued to the device (guest-bench.sh's
-    NAME.rN.iostat, "RIOS RBYTES"): their number and mean size in KiB."""
+    """The reads and writes the job's cgroup issued to the device
+    (guest-bench.sh's NAME.rN.iostat, "RIOS RBYTES WIOS WBYTES"): their
+    numbers and mean sizes in KiB; the writes only where there were some."""
     try:
         with open(path) as f:
-            rios, rbytes = map(int, f.read().split())
+            v = list(map(int, f.read().split()))
     except (OSError, ValueError):
         return {}
-    return {"rios": rios,
-            "mean_bio_kib": rbytes / rios / 1024 if rios else 0.0}
+    if len(v) not in (2, 4):
+        return {}
+    out = {"rios": v[0], "mean_bio_kib": v[1] / v[0] / 1024 if v[0] else 0.0}
+    if len(v) == 4 and v[2]:
+        out.update({"wios": v[2], "mean_wbio_kib": v[3] / v[2] / 1024})
+    return out
+
+
+def charged(path):
+    """What the group was charged as the run went (guest-bench.sh's
+    NAME.rN.charged, "SECONDS RBYTES WBYTES" a second), over the middle
+    half of the samples: the mean rate and the slowest and fastest
+    second, in KiB/s, reads and writes together."""
+    try:
+        with open(path) as f:
+            v = [list(map(float, line.split())) for line in f]
+    except (OSError, ValueError):
+        return {}
+    v = [x for x in v if len(x) == 3]
+    mid = v[len(v) // 4:len(v) * 3 // 4 + 1]
+    if len(mid) < 3:
+        return {}
+    rates = [((b[1] + b[2]) - (a[1] + a[2])) / 1024 / (b[0] - a[0])
+             for a, b in zip(mid, mid[1:]) if b[0] > a[0]]
+    a, b = mid[0], mid[-1]
+    return {"charged_kib_s": ((b[1] + b[2]) - (a[1] + a[2])) / 1024 /
+            (b[0] - a[0]),
+            "charged_min_kib_s": min(rates),
+            "charged_max_kib_s": max(rates)}
+
+
+def percentiles(vals, prefix):
+    """p50, p99 and max of a list of latencies in us, keyed PREFIX_p50_us
+    and so on."""
+    if not vals:
+        return {}
+    vals = sorted(vals)
+    n = len(vals)
+    return {prefix + "_p50_us": vals[(n - 1) // 2],
+            prefix + "_p99_us": vals[min(n - 1, int(n * 0.99))],
+            prefix + "_max_us": vals[-1]}
+
+
+def others(doc, meta_path):
+    """The unlimited sibling's figures beside a throttled writer: its fio
+    job [others] (fsync latencies; the job is taken out of doc) and
+    guest-meta.py's metadata operations."""
+    out = {}
+    mine = [j for j in doc["jobs"] if j["jobname"] == "others"]
+    doc["jobs"] = [j for j in doc["jobs"] if j["jobname"] != "others"]
+    for j in mine:
+        lat = j.get("sync", {}).get("lat_ns", {})
+        pct = lat.get("percentile", {})
+        if lat.get("N"):
+            out.update({"others_fsync_p50_us": pct["50.000000"] / 1000.0,
+                        "others_fsync_p99_us": pct["99.000000"] / 1000.0,
+                        "others_fsync_max_us": lat["max"] / 1000.0,
+                        "others_fsyncs": lat["N"]})
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return out
+    out.update(percentiles([x for op in meta.values() for x in op], "meta"))
+    out["meta_ops"] = sum(len(op) for op in meta.values())
+    return out
 
 
 def metrics(d, name):
@@ -101,9 +177,14 @@ def metrics(d, name):
     with each round's kept under "rounds"."""
     runs = []
     for path in sorted(glob.glob(os.path.join(d, name + ".r*.json"))):
-        total, jobs = fio_summary.summarise(fio_summary.load(path))
-        total.update(cost(path[:-len(".json")] + ".cost"))
-        total.update(iostat(path[:-len(".json")] + ".iostat"))
+        stem = path[:-len(".json")]
+        doc = fio_summary.load(path)
+        extra = others(doc, stem + ".meta")
+        total, jobs = fio_summary.summarise(doc)
+        total.update(extra)
+        total.update(cost(stem + ".cost"))
+        total.update(iostat(stem + ".iostat"))
+        total.update(charged(stem + ".charged"))
         if len(jobs) > 1:
             total["min_reader_iops"] = min(j["iops"] for j in jobs)
             total["max_reader_iops"] = max(j["iops"] for j in jobs)
@@ -214,7 +295,10 @@ def plot(name, title, lat, path, ideal_ms=None):
 
 
 def reads(m):
-    """ "N (K)": a kernel's device reads and their mean size in KiB."""
+    """ "N (K)": a kernel's device reads and their mean size in KiB; for
+    a scenario that wrote, "N w (K)", its writes."""
+    if "wios" in m:
+        return "%.0f w (%.1f)" % (m["wios"], m["mean_wbio_kib"])
     if "rios" not in m:
         return "-"
     return "%.0f (%.1f)" % (m["rios"], m["mean_bio_kib"])
@@ -230,7 +314,10 @@ def summary_table(res):
     for name in res["scenarios"]:
         e = res[name]
         v, p = e["vanilla"], e["patched"]
-        if rate_in_bytes(e["io_max"]):
+        if "wbps=" in e["io_max"] and "charged_kib_s" in v:
+            rate = "%.0f / %.0f KiB/s charged" % (v["charged_kib_s"],
+                                                  p["charged_kib_s"])
+        elif rate_in_bytes(e["io_max"]):
             rate = "%.0f / %.0f KiB/s" % (v["bw_kib_s"], p["bw_kib_s"])
         else:
             rate = "%.1f / %.1f IOPS" % (v["iops"], p["iops"])
@@ -257,10 +344,36 @@ def summary_table(res):
                  "run. System CPU: system, irq and softirq time over all "
                  "vCPUs' time. Reads: the bios the scenario's cgroup "
                  "issued to the device in the run (io.stat rios) and "
-                 "their mean size (rbytes over rios)." % (
+                 "their mean size (rbytes over rios); \"w\", its writes. "
+                 "A buffered writer's rate is what its group was charged "
+                 "(io.stat) over the middle half of the run, and its "
+                 "latencies are its write(2) calls'." % (
                      res.get("vcpus", "the"),
                      idle["vanilla"]["wakeups_per_s"],
                      idle["patched"]["wakeups_per_s"])]
+    beside = [n for n in res["scenarios"]
+              if "others_fsync_p99_us" in res[n]["vanilla"]]
+    if beside:
+        rows += ["", "Beside a throttled buffered writer, a group with no "
+                 "limit on the same filesystem: its 4 KiB write+fsync "
+                 "loop and its metadata operations (mkdir, create, "
+                 "rename, each fsynced), vanilla / patched:", "",
+                 "| scenario | writer's io.max | fsync p50 | fsync p99 | "
+                 "fsync max | metadata p99 | metadata max | writer charged |",
+                 "|---|---|---|---|---|---|---|---|"]
+        for name in beside:
+            e = res[name]
+            v, p = e["vanilla"], e["patched"]
+
+            def both(key, spec="ms"):
+                return "%s / %s" % (fmt(key, spec, v.get(key)),
+                                    fmt(key, spec, p.get(key)))
+            rows.append("| %s | `%s` | %s | %s | %s | %s | %s | %s KiB/s |"
+                        % (name, e["io_max"], both("others_fsync_p50_us"),
+                           both("others_fsync_p99_us"),
+                           both("others_fsync_max_us"), both("meta_p99_us"),
+                           both("meta_max_us"),
+                           both("charged_kib_s", "{:.0f}")))
     for name, o in res.get("overhead", {}).items():
         rows += ["", "%s: IOPS with limits far above the load, over IOPS with "
                  "no limit (mean of the rounds): vanilla %.1f%%%s, patched "

@@ -23,12 +23,24 @@
 #   ; groups: 100                      give the job's io.max to each of
 #                                      100 cgroups and run one fio job
 #                                      in each (fio's cgroup option)
+#   ; memory.max: 256M                 enable the memory controller (so
+#                                      that cgroup writeback charges
+#                                      the group's buffered writes to
+#                                      it) and give the group this limit
+#   ; others: on                       run the job [others] in a sibling
+#                                      group with no limit, and beside
+#                                      it guest-meta.py (mkdir, create,
+#                                      rename, each fsynced), timed in
+#                                      OUTDIR/NAME.rN.meta
 #
 # Results: OUTDIR/NAME.rN.json (fio JSON of round N),
 # OUTDIR/NAME.rN_clat.*.log (per-IO completion latencies, for the plots),
 # OUTDIR/NAME.rN.cost, what the middle half of the run cost the guest (see
-# cost_snap; all of it for a job done in a quarter of BENCH_RUNTIME), and OUTDIR/NAME.rN.iostat, "RIOS RBYTES": the reads the
-# job's cgroup (with its child groups) issued to the device, from io.stat;
+# cost_snap; all of it for a job done in a quarter of BENCH_RUNTIME),
+# OUTDIR/NAME.rN.iostat, "RIOS RBYTES WIOS WBYTES": the reads and writes
+# the job's cgroup (with its child groups) issued to the device, from
+# io.stat, and OUTDIR/NAME.rN.charged, "SECONDS RBYTES WBYTES" a second
+# from its first IO on: what the group was charged as the run went.
 # OUTDIR/idle.cost is the cost of 5 s of an idle guest, first.
 #
 #   guest-bench.sh OUTDIR [SCENARIO.fio...]
@@ -70,6 +82,8 @@ for job in "$@"; do
 	sibling=$(sed -n 's/^; sibling io.max: //p' "$job")
 	groups=$(sed -n 's/^; groups: //p' "$job")
 	fs=$(sed -n 's/^; fs: //p' "$job")
+	memmax=$(sed -n 's/^; memory.max: //p' "$job")
+	others=$(sed -n 's/^; others: //p' "$job")
 
 	BT_NAME=bench-$name
 	BT_MEMORY_BACKED=0
@@ -86,7 +100,10 @@ for job in "$@"; do
 	if [ -n "$fs" ]; then
 		mnt=/tmp/$BT_NAME-mnt
 		mkdir -p "$mnt"
-		if ! mkfs."$fs" -q -F "$BT_DEV" || ! mount "$BT_DEV" "$mnt"; then
+		force=-F
+		[ "$fs" != xfs ] || force=-f
+		if ! mkfs."$fs" -q "$force" "$BT_DEV" >/dev/null ||
+		   ! mount "$BT_DEV" "$mnt"; then
 			echo "   cannot make $fs on $BT_DEV"
 			rc=1
 			bt_cleanup
@@ -112,6 +129,17 @@ for job in "$@"; do
 		echo "$BT_MAJMIN $limit" >"$cg/io.max"
 	fi
 	[ -z "$sibling" ] || echo "$BT_MAJMIN $sibling" >"$(bt_cgroup sibling)/io.max"
+	if [ -n "$memmax" ]; then
+		bt_memory_controller
+		echo "$memmax" >"$cg/memory.max"
+	fi
+	ocg=
+	if [ -n "$others" ]; then
+		ocg=$(bt_cgroup others)
+		run=/tmp/$BT_NAME.fio
+		sed "/^\[others\]/a cgroup=${ocg#"$BT_CGROOT"/}" "$job" >"$run"
+		mkdir -p "$mnt/meta"
+	fi
 
 	# a scenario given twice runs twice: NAME.r1.json, NAME.r2.json, ...
 	r=1
@@ -131,21 +159,33 @@ for job in "$@"; do
 	reader=$cg
 	[ -z "$groups" ] || reader=$BT_CGROOT/$BT_NAME-g1
 	fiorc=
-	while [ -z "$fiorc" ] && ! bt_reading "$reader"; do
+	while [ -z "$fiorc" ] && ! bt_started "$reader"; do
 		# a read that fails within its time is at the end of the pipe
 		read -rt 0.1 -u "$fiofd" fiorc || [ $? -gt 128 ] || fiorc=eof
 	done
+	metapid=
+	[ -z "$ocg" ] || {
+		"${BT_IN_CGROUP[@]}" "$ocg" python3 "$TOP/scripts/guest-meta.py" \
+			"$mnt/meta" "$BENCH_RUNTIME" "$OUT/$name.r$r.meta" &
+		metapid=$!
+	}
+	# a second at a time, what the group is charged; the costs from a
+	# quarter of the run time to three quarters
 	before=$(cost_snap)
-	if [ -z "$fiorc" ] &&
-	   ! read -rt "$((BENCH_RUNTIME / 4))" -u "$fiofd" fiorc; then
-		before=$(cost_snap)
-		read -rt "$((BENCH_RUNTIME / 2))" -u "$fiofd" fiorc || :
-	fi
-	echo "$before $(cost_snap)" >"$OUT/$name.r$r.cost"
-	[ -n "$fiorc" ] || read -r -u "$fiofd" fiorc
-	exec {fiofd}<&-
+	after=
+	i=0
+	while [ -z "$fiorc" ]; do
+		bt_charged "$cg"
+		read -rt 1 -u "$fiofd" fiorc || [ $? -gt 128 ] || fiorc=eof
+		i=$((i + 1))
+		[ "$i" != "$((BENCH_RUNTIME / 4))" ] || before=$(cost_snap)
+		[ "$i" != "$((BENCH_RUNTIME * 3 / 4))" ] || after=$(cost_snap)
+	done >"$OUT/$name.r$r.charged"
+	echo "$before ${after:-$(cost_snap)}" >"$OUT/$name.r$r.cost"
+	[ -z "$metapid" ] || wait "$metapid" || fiorc=meta
 	if [ "$fiorc" = 0 ]; then
 		echo "$(bt_iostat "$cg" rios) $(bt_iostat "$cg" rbytes)" \
+			"$(bt_iostat "$cg" wios) $(bt_iostat "$cg" wbytes)" \
 			>"$OUT/$name.r$r.iostat"
 		eval "$(bt_stats "$res")"
 		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
@@ -153,7 +193,11 @@ for job in "$@"; do
 		echo "   fio failed: $(cat "$res.err")"
 		rc=1
 	fi
+	exec {fiofd}<&-
 	rm -f "$OUT/$name.r${r}_lat."*.log "$OUT/$name.r${r}_slat."*.log
+	# what the group left dirty goes at the device's speed
+	echo "$BT_MAJMIN rbps=max wbps=max riops=max wiops=max" >"$cg/io.max"
+	[ -z "$memmax" ] || echo max >"$cg/memory.max"
 	[ -z "$mnt" ] || { umount "$mnt"; rmdir "$mnt"; }
 	[ "$run" = "$job" ] || rm -f "$run"
 	bt_cleanup
