@@ -173,8 +173,10 @@ def others(doc, meta_path):
 
 
 def metrics(d, name):
-    """A scenario's metrics; the mean over its rounds if it ran several,
-    with each round's kept under "rounds"."""
+    """A scenario's metrics; over its rounds if it ran several (each
+    round's kept under "rounds"), the worst of them for a maximum and a
+    minimum ("max" or "min" in the key: a stall seen once is a stall),
+    the mean for the rest."""
     runs = []
     for path in sorted(glob.glob(os.path.join(d, name + ".r*.json"))):
         stem = path[:-len(".json")]
@@ -185,6 +187,12 @@ def metrics(d, name):
         total.update(cost(stem + ".cost"))
         total.update(iostat(stem + ".iostat"))
         total.update(charged(stem + ".charged"))
+        try:
+            with open(stem + ".released") as f:
+                # a held writer's limits lifted, this many s in
+                total["released_s"] = int(f.read())
+        except (OSError, ValueError):
+            pass
         if len(jobs) > 1:
             total["min_reader_iops"] = min(j["iops"] for j in jobs)
             total["max_reader_iops"] = max(j["iops"] for j in jobs)
@@ -196,8 +204,17 @@ def metrics(d, name):
         sys.exit("no results for %s in %s" % (name, d))
     if len(runs) == 1:
         return runs[0]
-    m = {k: round(sum(r[k] for r in runs) / len(runs), 3)
-         for k, v in runs[0].items() if isinstance(v, (int, float))}
+    m = {}
+    for k, v in runs[0].items():
+        if not isinstance(v, (int, float)):
+            continue
+        vals = [r[k] for r in runs if k in r]
+        if "max" in k:
+            m[k] = max(vals)
+        elif "min" in k:
+            m[k] = min(vals)
+        else:
+            m[k] = round(sum(vals) / len(vals), 3)
     m["rounds"] = runs
     return m
 
@@ -347,7 +364,11 @@ def summary_table(res):
                  "their mean size (rbytes over rios); \"w\", its writes. "
                  "A buffered writer's rate is what its group was charged "
                  "(io.stat) over the middle half of the run, and its "
-                 "latencies are its write(2) calls'." % (
+                 "latencies are its write(2) calls'; a writer still "
+                 "held in dirty throttling 5 s after its time is up "
+                 "has its limits lifted then (released_s in "
+                 "bench.json), and a write held until then counts its "
+                 "latency to then." % (
                      res.get("vcpus", "the"),
                      idle["vanilla"]["wakeups_per_s"],
                      idle["patched"]["wakeups_per_s"])]

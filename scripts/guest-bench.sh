@@ -43,6 +43,13 @@
 # from its first IO on: what the group was charged as the run went.
 # OUTDIR/idle.cost is the cost of 5 s of an idle guest, first.
 #
+# A buffered writer (a wbps limit) can be held in dirty throttling for
+# minutes after its time is up, until what its group has dirty and under
+# writeback drains at the limit. Five seconds after its time its limits
+# are lifted, so that it ends: OUTDIR/NAME.rN.released holds that second,
+# and its charge and io.stat are those it had then; a write(2) still held
+# counts its latency to its release.
+#
 #   guest-bench.sh OUTDIR [SCENARIO.fio...]
 #
 # With no SCENARIO, those listed in OUTDIR/runs, one a line.
@@ -62,6 +69,19 @@ export BENCH_RUNTIME=${BENCH_RUNTIME:-20}
 # is a timer_list in vanilla and a soft hrtimer in the series); the
 # system (with irq and softirq) and the total CPU ticks, and the context
 # switches, in /proc/stat
+# lift CGROUP [MEMORY.MAX] - take the group's limits off (io.max, and
+# memory.max if it was given one)
+lift() {
+	echo "$BT_MAJMIN rbps=max wbps=max riops=max wiops=max" >"$1/io.max"
+	[ -z "${2:-}" ] || echo max >"$1/memory.max"
+}
+
+# iostat_snap CGROUP - "RIOS RBYTES WIOS WBYTES" from the group's io.stat
+iostat_snap() {
+	echo "$(bt_iostat "$1" rios) $(bt_iostat "$1" rbytes)" \
+		"$(bt_iostat "$1" wios) $(bt_iostat "$1" wbytes)"
+}
+
 cost_snap() {
 	echo "$EPOCHREALTIME" "$(bt_timer_softirqs)" "$(awk '
 		$1 == "cpu" { t = $4 + $7 + $8 " " $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }
@@ -174,19 +194,27 @@ for job in "$@"; do
 	before=$(cost_snap)
 	after=
 	i=0
+	release=
+	released=
+	[[ "$limit" != *wbps=* ]] || release=$((BENCH_RUNTIME + 5))
 	while [ -z "$fiorc" ]; do
-		bt_charged "$cg"
+		[ -n "$released" ] || bt_charged "$cg"
 		read -rt 1 -u "$fiofd" fiorc || [ $? -gt 128 ] || fiorc=eof
 		i=$((i + 1))
 		[ "$i" != "$((BENCH_RUNTIME / 4))" ] || before=$(cost_snap)
 		[ "$i" != "$((BENCH_RUNTIME * 3 / 4))" ] || after=$(cost_snap)
+		if [ -z "$fiorc" ] && [ "$i" = "$release" ]; then
+			iostat_snap "$cg" >"$OUT/$name.r$r.iostat"
+			lift "$cg" "$memmax"
+			echo "$i" >"$OUT/$name.r$r.released"
+			released=1
+		fi
 	done >"$OUT/$name.r$r.charged"
 	echo "$before ${after:-$(cost_snap)}" >"$OUT/$name.r$r.cost"
 	[ -z "$metapid" ] || wait "$metapid" || fiorc=meta
 	if [ "$fiorc" = 0 ]; then
-		echo "$(bt_iostat "$cg" rios) $(bt_iostat "$cg" rbytes)" \
-			"$(bt_iostat "$cg" wios) $(bt_iostat "$cg" wbytes)" \
-			>"$OUT/$name.r$r.iostat"
+		[ -n "$released" ] ||
+			iostat_snap "$cg" >"$OUT/$name.r$r.iostat"
 		eval "$(bt_stats "$res")"
 		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
 	else
@@ -196,8 +224,7 @@ for job in "$@"; do
 	exec {fiofd}<&-
 	rm -f "$OUT/$name.r${r}_lat."*.log "$OUT/$name.r${r}_slat."*.log
 	# what the group left dirty goes at the device's speed
-	echo "$BT_MAJMIN rbps=max wbps=max riops=max wiops=max" >"$cg/io.max"
-	[ -z "$memmax" ] || echo max >"$cg/memory.max"
+	lift "$cg" "$memmax"
 	[ -z "$mnt" ] || { umount "$mnt"; rmdir "$mnt"; }
 	[ "$run" = "$job" ] || rm -f "$run"
 	bt_cleanup
