@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build a guest kernel: VARIANT (vanilla, patched, jiffies or patch-N, see
+# Build a guest kernel: VARIANT (vanilla, patched, patch-N or an experiment, see
 # prepare-tree.sh) at HZ (1000, 250 or 100), optionally with the debug
 # config (DEBUG=1). One object directory per HZ/config serves every
 # variant, so switching between them rebuilds only what differs, and
@@ -19,7 +19,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-VARIANT=${1:?usage: build-kernel.sh vanilla|patched|jiffies|patch-N [HZ]}
+VARIANT=${1:?usage: build-kernel.sh vanilla|patched|patch-N|EXPERIMENT [HZ]}
 HZ=${2:-${HZ:-1000}}
 DEBUG=${DEBUG:-0}
 flavour=hz$HZ

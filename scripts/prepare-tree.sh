@@ -19,13 +19,16 @@
 # last commit of its series, and each series applies on top of the one
 # before it.
 #
-# The variant "jiffies" is the series with bench/jiffies-clock.patch on
-# top: its token buckets on a jiffies clock and timer_list, the kernel
-# that insn-count.sh compares the series' hrtimer with. Never exported.
+# An experiment is the series with a patch of bench/ on top, never
+# exported: the variant "jiffies" has bench/jiffies-clock.patch (its
+# token buckets on a jiffies clock and timer_list, the kernel that
+# insn-count.sh compares the series' hrtimer with), and a variant NAME
+# for which bench/NAME.patch exists has that patch (issuer-wait: the
+# issuer of background writes waits for its group's queue to drain).
 # The variant "patch-N" is the series up to its N-th patch (the N-th line
 # of patches/series): the kernel a patch's own figures are measured on.
 #
-# Usage: prepare-tree.sh [vanilla|patched|jiffies|patch-N]  (checks out that variant)
+# Usage: prepare-tree.sh [vanilla|patched|jiffies|patch-N|NAME]  (checks out that variant)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -124,23 +127,25 @@ want=patched
 case $VARIANT in
 vanilla) want=base ;;
 patched) ;;
-jiffies)
-	want=jiffies
-	jpatch=$TOP/bench/jiffies-clock.patch
-	jstamp=$(cat "$LINUX/.git/patched-stamp" "$jpatch" | sha256sum | cut -d' ' -f1)
-	if [ "$(cat "$LINUX/.git/jiffies-stamp" 2>/dev/null)" != "$jstamp" ] ||
-	   ! g rev-parse -q --verify jiffies >/dev/null; then
-		g checkout -q -f -B jiffies patched
-		g clean -q -fdx -e /.git
-		am "$jpatch" "bench/jiffies-clock.patch does not apply on the series"
-		echo "$jstamp" >"$LINUX/.git/jiffies-stamp"
-	fi
-	;;
 patch-[1-9]*)
 	want=$(g rev-list --reverse base..patched | sed -n "${VARIANT#patch-}p")
 	[ -n "$want" ] || die "the series has no patch ${VARIANT#patch-}"
 	;;
-*) die "usage: prepare-tree.sh [vanilla|patched|jiffies|patch-N]" ;;
+*)
+	xpatch=$TOP/bench/$VARIANT.patch
+	[ "$VARIANT" != jiffies ] || xpatch=$TOP/bench/jiffies-clock.patch
+	[ -f "$xpatch" ] ||
+		die "usage: prepare-tree.sh [vanilla|patched|jiffies|patch-N|NAME] (bench/NAME.patch)"
+	want=$VARIANT
+	xstamp=$(cat "$LINUX/.git/patched-stamp" "$xpatch" | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$LINUX/.git/$VARIANT-stamp" 2>/dev/null)" != "$xstamp" ] ||
+	   ! g rev-parse -q --verify "$VARIANT" >/dev/null; then
+		g checkout -q -f -B "$VARIANT" patched
+		g clean -q -fdx -e /.git
+		am "$xpatch" "bench/${xpatch##*/} does not apply on the series"
+		echo "$xstamp" >"$LINUX/.git/$VARIANT-stamp"
+	fi
+	;;
 esac
 if [ "$(g rev-parse HEAD)" != "$(g rev-parse "$want^{commit}")" ]; then
 	g checkout -q -f "$want"
