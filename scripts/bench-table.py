@@ -4,11 +4,16 @@
 the cover letter (72 columns, no markup), from one or more bench.json
 files written by analyze.py.
 
-  bench-table.py [--rates|--costs] [--scenarios=a,b] results/bench.json [...]
+  bench-table.py [--rates|--costs|--writes] [--scenarios=a,b] \
+      results/bench.json [...]
 
 --rates prints rate against the rbps limit, the device reads and their
-mean size, and the patched / vanilla ratios instead of the percentiles; --costs prints rate and p99
-beside what they cost the guest: timer softirqs a second and system CPU.
+mean size, and the patched / vanilla ratios instead of the percentiles;
+--costs prints rate and p99 beside what they cost the guest: timer
+softirqs a second and system CPU; --writes prints, for buffered
+writers, what the group was charged against its wbps limit, second by
+second, and its device writes, and beside a writer, how long a group
+with no limit waited for its fsyncs and metadata operations.
 """
 import json
 import os
@@ -138,11 +143,62 @@ def cost_table(res):
     return out
 
 
+def write_table(res):
+    """Buffered writers: the charge against wbps, and the stall of
+    others beside them."""
+    out = title(res)
+    fmt = "%-22s %-7s %8s %6s %11s %6s %5s"
+    out.append(fmt % ("scenario", "kernel", "charged", "limit", "1 s",
+                      "writes", "KiB"))
+    out.append(fmt % ("", "", "KiB/s", "%", "min-max", "", ""))
+    beside = []
+    for name in res["scenarios"]:
+        e = res[name]
+        lim = [int(kv.split("=")[1]) for kv in e["io_max"].split()
+               if kv.startswith("wbps=") and kv[5:].isdigit()]
+        if not lim or "charged_kib_s" not in e["patched"]:
+            continue
+        for k in ("vanilla", "patched"):
+            m = e[k]
+            out.append(fmt % (
+                name if k == "vanilla" else "", k,
+                "%.0f" % m["charged_kib_s"],
+                "%.1f" % (m["charged_kib_s"] * 102400.0 / lim[0]),
+                "%.0f-%.0f" % (m["charged_min_kib_s"],
+                               m["charged_max_kib_s"]),
+                "%.0f" % m.get("wios", 0), "%.1f" % m.get("mean_wbio_kib", 0)))
+        if "others_fsync_max_us" in e["patched"]:
+            beside.append(name)
+    out += ["", "charged: what the writer's group was charged (io.stat) over"
+            " the middle", "half of the run; 1 s: its slowest and fastest"
+            " second; writes: its", "device writes and their mean size."]
+    if not beside:
+        return out
+    fmt = "%-22s %-7s %9s %9s %9s %6s"
+    out += ["", fmt % ("beside it, no limit", "kernel", "fsync p99",
+                        "fsync max", "meta max", "ops"),
+            fmt % ("", "", "ms", "ms", "ms", "")]
+    for name in beside:
+        for k in ("vanilla", "patched"):
+            m = res[name][k]
+            out.append(fmt % (
+                name if k == "vanilla" else "", k,
+                ms(m["others_fsync_p99_us"]), ms(m["others_fsync_max_us"]),
+                ms(m.get("meta_max_us", 0)), "%.0f" % m.get("meta_ops", 0)))
+    out += ["", "a group with no limit on the same filesystem: its 4 KiB"
+            " write+fsync", "loop's fsyncs, and its mkdir, create and"
+            " rename, each fsynced (meta);", "the worst of the scenario's"
+            " rounds, and their mean count of meta ops."]
+    return out
+
+
 def main(argv):
     only = None
     view = table
-    if argv and argv[0] in ("--rates", "--costs"):
-        view = rate_table if argv[0] == "--rates" else cost_table
+    views = {"--rates": rate_table, "--costs": cost_table,
+             "--writes": write_table}
+    if argv and argv[0] in views:
+        view = views[argv[0]]
         argv = argv[1:]
     if argv and argv[0].startswith("--scenarios="):
         only = argv[0].split("=", 1)[1].split(",")

@@ -46,9 +46,15 @@ tables=$(python3 "$TOP/scripts/bench-table.py" \
 	 fi
 	 ra=$(cd "$TOP/bench" && ls ra*.fio | sed 's/\.fio$//' | paste -sd,)
 	 echo
-	 echo "Buffered sequential 4 KiB readers on ext4 (readahead fitted to the budget):"
+	 echo "Buffered sequential 4 KiB readers on ext4 and XFS (readahead fitted):"
 	 echo
 	 python3 "$TOP/scripts/bench-table.py" --rates --scenarios="$ra" \
+		"$TOP/results/bench.json" | sed 1,2d
+	 echo
+	 echo "Buffered writers (64 KiB writes) on ext4 and XFS behind wbps, in a group"
+	 echo "with memory.max=256M (but for nomax), the memory controller on:"
+	 echo
+	 python3 "$TOP/scripts/bench-table.py" --writes \
 		"$TOP/results/bench.json" | sed 1,2d
 	 echo
 	 echo "What pacing costs: 4 KiB direct reads at high rates and in 100 groups:"
