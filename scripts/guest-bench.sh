@@ -56,8 +56,10 @@
 set -u
 OUT=${1:?}
 shift
-[ $# -gt 0 ] || mapfile -t runs <"$OUT/runs"
-[ $# -gt 0 ] || set -- "${runs[@]}"
+if [ $# -eq 0 ]; then
+	mapfile -t runs <"$OUT/runs"
+	set -- "${runs[@]}"
+fi
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LINUX=$TOP/build/linux
 . "$LINUX/tools/testing/selftests/kselftest/ktap_helpers.sh"
