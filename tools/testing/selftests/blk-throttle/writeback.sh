@@ -22,7 +22,11 @@
 # watched, and no more: a group whose memory.max fills with pages
 # waiting to be written back cannot reclaim them, and the memory
 # controller kills its writer (at 1 MiB/s with 256 MiB, it can), which
-# is not what is judged here. How the writer ended is printed.
+# is not what is judged here. How the writer ended is printed. The
+# flusher writes back in the background only while more than the
+# background threshold is dirty (vm.dirty_background_*), and a writer
+# that has stopped can leave less than that: the test sets it to 1 MiB
+# while it runs, and puts it back.
 #
 # Without the memory controller the flusher writes every group's pages
 # as the root's, and no wbps limit throttles them: the test is skipped.
@@ -33,9 +37,17 @@ DIR="$(dirname "$(readlink -f "$0")")"
 
 MNT=
 FSTYPES="ext4 xfs"
+VM=/proc/sys/vm
+BG_BYTES=
+BG_RATIO=
 
 wb_cleanup() {
 	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null && rmdir "$MNT"
+	if [ -n "$BG_BYTES" ] && [ "$BG_BYTES" != 0 ]; then
+		echo "$BG_BYTES" >"$VM/dirty_background_bytes"
+	elif [ -n "$BG_RATIO" ]; then
+		echo "$BG_RATIO" >"$VM/dirty_background_ratio"
+	fi
 	bt_cleanup
 }
 trap wb_cleanup EXIT
@@ -117,6 +129,10 @@ for fs in $FSTYPES; do
 done
 BT_MEMORY_BACKED=1 bt_setup_dev
 bt_memory_controller
+BG_BYTES=$(cat "$VM/dirty_background_bytes")
+BG_RATIO=$(cat "$VM/dirty_background_ratio")
+echo 1048576 >"$VM/dirty_background_bytes" ||
+	ktap_exit_fail_msg "cannot set $VM/dirty_background_bytes"
 ktap_set_plan 18
 
 MNT=$(mktemp -d /tmp/blkthrtest-mnt.XXXXXX)
