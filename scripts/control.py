@@ -42,8 +42,10 @@ CONTROL = [
     ("readahead.sh", "mmap-1m, 4 KiB reads, p99.9", 2),
     ("readahead.sh", "both-1m, 4 KiB reads, p99.9", 2),
     ("readahead.sh", "both-10m, 4 KiB reads, p99.9", 2),
-    ("writeback.sh", "ext4 wbps-1m, charged KiB/s", 4),
-    ("writeback.sh", "xfs wbps-1m, charged KiB/s", 4),
+    # vanilla throttles a writeback bio of several MiB whole: at 1 MiB/s
+    # seconds go by with nothing charged, whatever the mean comes to
+    ("writeback.sh", "ext4 wbps-1m, slowest second's charge", None),
+    ("writeback.sh", "xfs wbps-1m, slowest second's charge", None),
     ("stacked.sh", "riops=100 on the dm device, p99", 4),
     ("stacked.sh", "dm-file-1m, 4 KiB reads, p99.9", 2),
     ("io_max_interface.sh", "leading plus sign", None),
