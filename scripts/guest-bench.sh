@@ -66,11 +66,6 @@ LINUX=$TOP/build/linux
 . "$TOP/tools/testing/selftests/blk-throttle/blk_throttle_lib.sh"
 export BENCH_RUNTIME=${BENCH_RUNTIME:-20}
 
-# cost_snap - "SECONDS TIMERS SYS TOTAL CTXT": the time; the timer
-# softirqs run so far (bt_timer_softirqs: the throttle's dispatch timer
-# is a timer_list in vanilla and a soft hrtimer in the series); the
-# system (with irq and softirq) and the total CPU ticks, and the context
-# switches, in /proc/stat
 # lift CGROUP [MEMORY.MAX] - take the group's limits off (io.max, and
 # memory.max if it was given one)
 lift() {
@@ -84,6 +79,11 @@ iostat_snap() {
 		"$(bt_iostat "$1" wios) $(bt_iostat "$1" wbytes)"
 }
 
+# cost_snap - "SECONDS TIMERS SYS TOTAL CTXT": the time; the timer
+# softirqs run so far (bt_timer_softirqs: the throttle's dispatch timer
+# is a timer_list in vanilla and a soft hrtimer in the series); the
+# system (with irq and softirq) and the total CPU ticks, and the context
+# switches, in /proc/stat
 cost_snap() {
 	echo "$EPOCHREALTIME" "$(bt_timer_softirqs)" "$(awk '
 		$1 == "cpu" { t = $4 + $7 + $8 " " $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }
