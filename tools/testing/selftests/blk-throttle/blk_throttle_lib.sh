@@ -445,6 +445,12 @@ at_most() {
 	awk -v v="$1" -v b="$2" 'BEGIN { exit !(v <= b) }'
 }
 
+# bt_unmount DIR - for a test's cleanup: unmount the filesystem on DIR,
+# if DIR is set, and remove the mount point
+bt_unmount() {
+	[ -n "$1" ] && umount "$1" 2>/dev/null && rmdir "$1"
+}
+
 bt_cleanup() {
 	local cg
 	for cg in "$BT_CGROOT/$BT_NAME"-*; do

@@ -30,7 +30,7 @@ MNT=
 FILE=
 
 ra_cleanup() {
-	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null && rmdir "$MNT"
+	bt_unmount "$MNT"
 	bt_cleanup
 }
 trap ra_cleanup EXIT

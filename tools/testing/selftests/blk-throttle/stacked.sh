@@ -27,7 +27,7 @@ MNT=
 DM=
 
 stacked_cleanup() {
-	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null && rmdir "$MNT"
+	bt_unmount "$MNT"
 	[ -n "$DM" ] && dmsetup remove --noudevsync "$DM" 2>/dev/null
 	bt_cleanup
 }
