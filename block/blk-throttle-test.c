@@ -306,6 +306,26 @@ static void throtl_read_floor_test(struct kunit *test)
 }
 
 /*
+ * An issuer of background writes waits while its group has more than a
+ * quarter of a second of its bps limit queued, and never for less than
+ * one request; a group without a bps limit never makes it wait.
+ */
+static void throtl_issuer_bound_test(struct kunit *test)
+{
+	const u64 req = 1280 * 1024;	/* a common max_sectors_kb */
+
+	KUNIT_EXPECT_EQ(test, throtl_issuer_bound(U64_MAX, req), U64_MAX);
+	KUNIT_EXPECT_EQ(test, throtl_issuer_bound(1024 * 1024, req), req);
+	KUNIT_EXPECT_EQ(test, throtl_issuer_bound(1024 * 1024, 4096),
+			256 * 1024ULL);
+	KUNIT_EXPECT_EQ(test, throtl_issuer_bound(100ULL << 20, req),
+			25ULL << 20);
+	/* the largest limit io.max takes below "max" does not overflow */
+	KUNIT_EXPECT_EQ(test, throtl_issuer_bound(U64_MAX - 1, req),
+			(U64_MAX - 1) / 4);
+}
+
+/*
  * The clock is 64-bit ns: a bucket far into a machine's life, where a
  * 32-bit jiffies count would long have wrapped, behaves as on day one.
  */
@@ -493,6 +513,7 @@ static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_rescale_test),
 	KUNIT_CASE(throtl_tokens_test),
 	KUNIT_CASE(throtl_read_floor_test),
+	KUNIT_CASE(throtl_issuer_bound_test),
 	KUNIT_CASE(throtl_long_uptime_test),
 	KUNIT_CASE(throtl_take_test),
 	KUNIT_CASE(throtl_window_test),

@@ -46,6 +46,10 @@ CONTROL = [
     # seconds go by with nothing charged, whatever the mean comes to
     ("writeback.sh", "ext4 wbps-1m, slowest second's charge", None),
     ("writeback.sh", "xfs wbps-1m, slowest second's charge", None),
+    # vanilla lets the flusher queue a throttled group's writeback by the
+    # hundred, each IO holding ext4 journal credits: the others' fsyncs
+    # wait for seconds
+    ("writeback.sh", "ext4 others' fsync, p99", 4),
     ("stacked.sh", "riops=100 on the dm device, p99", 4),
     ("stacked.sh", "dm-file-1m, 4 KiB reads, p99.9", 2),
     ("io_max_interface.sh", "leading plus sign", None),

@@ -18,6 +18,14 @@
 #   than one and a half times it. Writeback bios of large folios are
 #   several MiB; paced whole, each waits seconds and then goes at once.
 #
+# And that a throttled writer does not stall the others: beside a writer
+# at wbps=1MiB/s with no memory.max, held by dirty throttling alone, an
+# unlimited group's fsyncs and metadata operations (durable_ops.py),
+# each made durable, take less than a second, and its fsyncs' p99 is at
+# most 50 ms. On ext4 each writeback IO holds journal credits until it
+# completes: let the flusher queue them by the hundred behind the limit
+# and every task on the filesystem waits for tens of seconds.
+#
 # The writer dirties four times what its group may write back while it is
 # watched, and no more: a group whose memory.max fills with pages
 # waiting to be written back cannot reclaim them, and the memory
@@ -42,7 +50,7 @@ BG_BYTES=
 BG_RATIO=
 
 wb_cleanup() {
-	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null && rmdir "$MNT"
+	bt_unmount "$MNT"
 	if [ -n "$BG_BYTES" ] && [ "$BG_BYTES" != 0 ]; then
 		echo "$BG_BYTES" >"$VM/dirty_background_bytes"
 	elif [ -n "$BG_RATIO" ]; then
@@ -118,6 +126,45 @@ limited_write() {
 		"$((kib / 2))" "$((kib * 3 / 2))" KiB/s
 }
 
+# others_beside FS - the stall of others: a sequential buffered writer
+# (dd, 1 MiB writes) in a group at wbps=1MiB/s without a memory.max, and
+# durable_ops.py in an unlimited group for BT_RUNTIME seconds once the
+# writer's writeback has begun
+others_beside() {
+	local fs=$1 cg other pid i out kind n p99 max
+
+	cg=$(bt_cgroup "$fs-writer")
+	other=$(bt_cgroup "$fs-others")
+	echo "$BT_MAJMIN wbps=1048576" >"$cg/io.max"
+	"${BT_IN_CGROUP[@]}" "$cg" dd if=/dev/zero of="$MNT/writer" bs=1M \
+		count="$WRITE_MIB" 2>/dev/null &
+	pid=$!
+	for i in $(seq 300); do
+		bt_started "$cg" && break
+		bt_sleep 0.1
+	done
+	mkdir "$MNT/others"
+	out=$("${BT_IN_CGROUP[@]}" "$other" "$DIR/durable_ops.py" \
+		"$MNT/others" "$BT_RUNTIME")
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	echo "$BT_MAJMIN wbps=max" >"$cg/io.max"
+	rm -rf "$MNT/writer" "$MNT/others"
+	sync
+
+	[ -n "$out" ] || out="fsync 0 - -
+metadata 0 - -"
+	while read -r kind n p99 max; do
+		ktap_print_msg "$fs: beside a writer at wbps=1MiB/s, $n $kind" \
+			"operations of an unlimited group: p99 $p99 ms," \
+			"slowest $max ms"
+		[ "$n" != 0 ] || max=99999999 p99=99999999
+		bt_at_most "$fs others' $kind, slowest" "$max" 1000 ms
+		[ "$kind" != fsync ] ||
+			bt_at_most "$fs others' fsync, p99" "$p99" 50 ms
+	done <<<"$out"
+}
+
 ktap_print_header
 bt_require
 bt_require_nullb "writeback.sh makes filesystems on its device"
@@ -133,7 +180,7 @@ BG_BYTES=$(cat "$VM/dirty_background_bytes")
 BG_RATIO=$(cat "$VM/dirty_background_ratio")
 echo 1048576 >"$VM/dirty_background_bytes" ||
 	ktap_exit_fail_msg "cannot set $VM/dirty_background_bytes"
-ktap_set_plan 18
+ktap_set_plan 24
 
 MNT=$(mktemp -d /tmp/blkthrtest-mnt.XXXXXX)
 for fs in $FSTYPES; do
@@ -151,6 +198,7 @@ for fs in $FSTYPES; do
 	limited_write "$fs" wbps-10m "wbps=10485760" 10240
 	limited_write "$fs" wbps-10m-wiops "wbps=10485760 wiops=100000" \
 		10240
+	others_beside "$fs"
 	umount "$MNT" || ktap_exit_fail_msg "cannot unmount $fs"
 done
 rmdir "$MNT"
