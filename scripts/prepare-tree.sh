@@ -23,8 +23,8 @@
 # exported: the variant "jiffies" has bench/jiffies-clock.patch (its
 # token buckets on a jiffies clock and timer_list, the kernel that
 # insn-count.sh compares the series' hrtimer with), and a variant NAME
-# for which bench/NAME.patch exists has that patch (issuer-wait: the
-# issuer of background writes waits for its group's queue to drain).
+# for which bench/NAME.patch exists has that patch (no-issuer-wait: the
+# series with the issuer's wait for its group's queue switched off).
 # The variant "patch-N" is the series up to its N-th patch (the N-th line
 # of patches/series): the kernel a patch's own figures are measured on.
 #
