@@ -16,15 +16,17 @@ import sys
 
 import analyze
 
-COLS = [("charged_kib_s", "charged KiB/s", "{:.0f}"),
-        ("charged_min_kib_s", "slowest s", "{:.0f}"),
-        ("charged_max_kib_s", "fastest s", "{:.0f}"),
-        ("wios", "writes", "{:.0f}"),
-        ("max_us", "slowest write(2)", "ms"),
-        ("others_fsync_p99_us", "others: fsync p99", "ms"),
-        ("others_fsync_max_us", "others: fsync max", "ms"),
-        ("meta_max_us", "others: metadata max", "ms"),
-        ("meta_ops", "metadata ops", "{:.0f}")]
+# the columns, in bench.md's formats (analyze.TABLE); a short header each
+COLS = [("charged_kib_s", "charged KiB/s"),
+        ("charged_min_kib_s", "slowest s"),
+        ("charged_max_kib_s", "fastest s"),
+        ("wios", "writes"),
+        ("max_us", "slowest write(2)"),
+        ("others_fsync_p99_us", "others: fsync p99"),
+        ("others_fsync_max_us", "others: fsync max"),
+        ("meta_max_us", "others: metadata max"),
+        ("meta_ops", "metadata ops")]
+SPEC = {key: spec for key, _, spec in analyze.TABLE}
 
 
 def main(argv):
@@ -38,8 +40,8 @@ def main(argv):
     for name in argv[i + 1:]:
         for label, d in kernels:
             m = analyze.metrics(d, name)
-            cells = [analyze.fmt(k, spec, m.get(k)) if k in m else "-"
-                     for k, _, spec in COLS]
+            cells = [analyze.fmt(k, SPEC.get(k, "{:.0f}"), m.get(k))
+                     if k in m else "-" for k, _ in COLS]
             print("| %s | %s | %d | %s |" % (name, label,
                                               len(m.get("rounds", [m])),
                                               " | ".join(cells)))
