@@ -60,6 +60,22 @@ wb_cleanup() {
 }
 trap wb_cleanup EXIT
 
+# start_writer CGROUP FILE MIB - a sequential buffered writer of MIB MiB
+# (dd, 1 MiB writes) in CGROUP, in the background, its pid in
+# WRITER_PID; returns once the group has been charged for a write (or
+# after 30 s)
+start_writer() {
+	local i
+
+	"${BT_IN_CGROUP[@]}" "$1" dd if=/dev/zero of="$2" bs=1M \
+		count="$3" 2>/dev/null &
+	WRITER_PID=$!
+	for i in $(seq 300); do
+		bt_started "$1" && break
+		bt_sleep 0.1
+	done
+}
+
 # limited_write FS NAME IO.MAX KIB - a sequential buffered writer (dd,
 # 1 MiB writes, four times what KIB KiB/s writes in BT_RUNTIME + 10 s, at
 # most WRITE_MIB) in a group with memory.max=256M and IO.MAX on the
@@ -76,13 +92,8 @@ limited_write() {
 	echo "$BT_MAJMIN $limit" >"$cg/io.max"
 	count=$((kib * (BT_RUNTIME + 10) * 4 / 1024))
 	[ "$count" -le "$WRITE_MIB" ] || count=$WRITE_MIB
-	"${BT_IN_CGROUP[@]}" "$cg" dd if=/dev/zero of="$MNT/$name" bs=1M \
-		count="$count" 2>/dev/null &
-	pid=$!
-	for i in $(seq 300); do
-		bt_started "$cg" && break
-		bt_sleep 0.1
-	done
+	start_writer "$cg" "$MNT/$name" "$count"
+	pid=$WRITER_PID
 	bt_sleep 2
 	log=$BT_OUTDIR/$BT_NAME-$fs-$name.charged
 	for i in $(seq 0 "$BT_RUNTIME"); do
@@ -131,18 +142,13 @@ limited_write() {
 # durable_ops.py in an unlimited group for BT_RUNTIME seconds once the
 # writer's writeback has begun
 others_beside() {
-	local fs=$1 cg other pid i out kind n p99 max
+	local fs=$1 cg other pid out kind n p99 max
 
 	cg=$(bt_cgroup "$fs-writer")
 	other=$(bt_cgroup "$fs-others")
 	echo "$BT_MAJMIN wbps=1048576" >"$cg/io.max"
-	"${BT_IN_CGROUP[@]}" "$cg" dd if=/dev/zero of="$MNT/writer" bs=1M \
-		count="$WRITE_MIB" 2>/dev/null &
-	pid=$!
-	for i in $(seq 300); do
-		bt_started "$cg" && break
-		bt_sleep 0.1
-	done
+	start_writer "$cg" "$MNT/writer" "$WRITE_MIB"
+	pid=$WRITER_PID
 	mkdir "$MNT/others"
 	out=$("${BT_IN_CGROUP[@]}" "$other" "$DIR/durable_ops.py" \
 		"$MNT/others" "$BT_RUNTIME")
