@@ -23,12 +23,12 @@
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-kcsan test-vanilla bench hz-matrix insn-count series robot kunit clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-kcsan test-vanilla bench hz-matrix insn-count series robot kunit blktests clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
-	@echo "Other targets: setup fetch tree build build-vanilla check control repeat test-debug test-kcsan test-vanilla hz-matrix insn-count series robot kunit clean distclean"
+	@echo "Other targets: setup fetch tree build build-vanilla check control repeat test-debug test-kcsan test-vanilla hz-matrix insn-count series robot kunit blktests clean distclean"
 
 setup:
 	@scripts/setup.sh
@@ -108,6 +108,11 @@ series: setup
 # results/robot.md (slow: a full build per check the first time)
 robot:
 	@scripts/robot.sh
+
+# blktests' throtl group on vanilla and the series, from a blktests
+# checkout of your own (BLKTESTS=DIR; not fetched here): results/blktests.md
+blktests: setup
+	@scripts/blktests.sh
 
 # KUnit with the kernel's kunit.py on UML and i386: results/kunit.md
 kunit: setup

@@ -51,7 +51,8 @@ fi
 commits=(base $(git -C "$LINUX" rev-list --reverse "base..$REV"))
 touched=$(git -C "$LINUX" diff --name-only "base..$REV" -- '*.c')
 
-# what each check adds to tinyconfig and kconfig/*.config
+# what each check adds to tinyconfig and the guest's fragments (all of
+# kconfig/ but the debug, KCSAN and blktests ones: what make test boots)
 extra() {
 	case $1 in
 	gcc|i386|clang|arm32) printf '%s\n' CONFIG_FTRACE=y CONFIG_BLK_DEV_IO_TRACE=y ;;
@@ -96,7 +97,8 @@ config() {
 	rm -rf "$cfg"
 	mkdir -p "$cfg"
 	extra "$c" >"$cfg/extra.config"
-	frags=("$TOP/kconfig/blk-throttle.config" "$TOP/kconfig/series.config")
+	frags=("$TOP/kconfig/distro.config" "$TOP/kconfig/blk-throttle.config"
+		"$TOP/kconfig/series.config")
 	if [ "$c" = arm32 ]; then
 		printf '%s\n' CONFIG_MMU=y CONFIG_ARCH_MULTI_V7=y CONFIG_ARCH_VIRT=y \
 			CONFIG_AEABI=y CONFIG_BINFMT_ELF=y CONFIG_PRINTK=y \
