@@ -17,6 +17,9 @@
 # VARIANTS (default "vanilla jiffies patched", see prepare-tree.sh) and
 # HZ (default 1000) pick the kernels. Results: build/out/insn-count/VARIANT/
 # (or INSN_OUT/VARIANT), the table also in INSN_OUT/report.md.
+# NO_BUILD=1 counts on the images already in build/images, as they are
+# (each variant's commit is copied beside its counts): for a machine
+# whose one build slot is taken; the counts do not depend on its load.
 #
 # Functions are named from the image's System.map and the blk-throttle.o
 # it was built from, which build-kernel.sh keeps next to bzImage.
@@ -47,7 +50,12 @@ gcc -O2 -static -o "$BUILD/insn-mark" "$TOP/scripts/insn-mark.c"
 mkdir -p "$INSN_OUT"
 dirs=()
 for v in $VARIANTS; do
-	img=$(dirname "$("$TOP/scripts/build-kernel.sh" "$v" "$HZ")") || exit 1
+	if [ "${NO_BUILD:-0}" = 1 ]; then
+		img=$IMAGES/$v-hz$HZ
+		[ -f "$img/bzImage" ] || die "NO_BUILD=1, and $v has no image in $img"
+	else
+		img=$(dirname "$("$TOP/scripts/build-kernel.sh" "$v" "$HZ")") || exit 1
+	fi
 	out=$INSN_OUT/$v
 	rm -rf "$out"
 	mkdir -p "$out"
