@@ -18,7 +18,8 @@
 # per fio run), SCENARIOS, ROUNDS and RESULTS (which benchmark
 # scenarios, how many rounds of each, where to write them), N (rounds
 # of make repeat), DRY_RUN=1 (make series with an identity that cannot
-# sign off, to look at the export).
+# sign off, to look at the export), NO_BUILD=1 (make insn-count on the
+# images already built), BLKTESTS=DIR (make blktests).
 
 HZ ?= 1000
 export HZ
