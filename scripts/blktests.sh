@@ -28,9 +28,9 @@ BLKTESTS=${BLKTESTS:?set BLKTESTS to a blktests checkout (git clone https://gith
 	die "$BLKTESTS is not a blktests checkout"
 VARIANTS=${*:-vanilla patched}
 export EXTRA_CONFIG=$TOP/kconfig/blktests.config
-# throtl/006 makes ext4, inode tables written out, on a memory-backed
-# null_blk of the default 250 GiB: some 4 GiB of them, more than the
-# guest's usual 4G (mkfs.ext4 is killed by the OOM killer)
+# throtl/006 makes ext4, inode tables and journal written out, on a
+# memory-backed null_blk of the default 250 GiB: about 5 GiB, more than
+# the guest's usual 4G (it panics, "System is deadlocked on memory")
 export GUEST_MEM=${GUEST_MEM:-12G}
 rev=$(git -C "$BLKTESTS" log -1 --format='%h (%cs)' 2>/dev/null || echo "unknown commit")
 
