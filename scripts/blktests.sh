@@ -71,30 +71,22 @@ done
 	echo "(QEMU TCG, two vCPUs). Output: blktests/VARIANT.log; consoles and"
 	echo "blktests' own results in build/out/blktests-VARIANT/."
 	echo
-	printf '| test |'
-	for v in $VARIANTS; do printf ' %s |' "$v"; done
-	echo
-	printf '|---|'
-	for v in $VARIANTS; do printf -- '---|'; done
-	echo
-	for v in $VARIANTS; do
-		sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\r//g' "$BUILD/out/blktests-$v/guest.log" |
-			grep -E '^throtl/[0-9]+ ' | grep -E '\[[a-z ]+\]' |
-			sed -E 's/^(throtl\/[0-9]+ \([^)]*\) \([^)]*\)) +\[([a-z ]+)\].*/\1\t\2/' |
-			sed "s/^/$v\t/"
-	done | python3 -c '
-import sys
-variants = sys.argv[1:]
-res, order = {}, []
-for line in sys.stdin:
-    v, test, status = line.rstrip("\n").split("\t")
-    if test not in res:
-        res[test] = {}
-        order.append(test)
-    res[test][v] = status
-for t in order:
-    print("| %s | %s |" % (t, " | ".join(res[t].get(v, "-") for v in variants)))
-' $VARIANTS
+	python3 - "$BUILD/out" $VARIANTS <<-'PY'
+	import re, sys
+	out, variants = sys.argv[1], sys.argv[2:]
+	line = re.compile(r'^(throtl/\d+ \([^)]*\) \([^)]*\)) +\[([a-z ]+)\]')
+	res = {}
+	for v in variants:
+	    with open('%s/blktests-%s/guest.log' % (out, v), errors='replace') as f:
+	        for l in f:
+	            m = line.match(re.sub(r'\x1b\[[0-9;]*[A-Za-z]|\r', '', l))
+	            if m:
+	                res.setdefault(m.group(1), {})[v] = m.group(2)
+	print('| test | %s |' % ' | '.join(variants))
+	print('|---|%s' % ('---|' * len(variants)))
+	for t, r in res.items():
+	    print('| %s | %s |' % (t, ' | '.join(r.get(v, '-') for v in variants)))
+	PY
 } >"$BUILD/out/blktests.md"
 cat "$BUILD/out/blktests.md"
 cp "$BUILD/out/blktests.md" "$TOP/results/blktests.md"
