@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The buffered-write figures of guest-bench.sh runs on several kernels,
-side by side, for an experiment (a bench/NAME.patch variant) measured
-against the runs of a make bench:
+"""The figures of guest-bench.sh runs on several kernels, side by side,
+for an experiment (a bench/NAME.patch variant) measured against vanilla
+and the series:
 
-    experiment-table.py LABEL=DIR... -- SCENARIO...
+    experiment-table.py [--reads] [--text] LABEL=DIR... -- SCENARIO...
 
-One row a scenario and kernel: what the writer's group was charged
-(KiB/s, its slowest and fastest second), its writes to the device, its
-slowest write(2), and beside an unlimited group, that group's fsync p99
-and max and its metadata operations' max and count. Over a scenario's
-rounds the worst maxima and the mean of the rest (analyze.metrics).
+One row a scenario and kernel. Buffered writes (the default): what the
+writer's group was charged (KiB/s, its slowest and fastest second), its
+writes to the device, its slowest write(2), and beside an unlimited
+group, that group's fsync p99 and max and its metadata operations' max
+and count. Reads (--reads): the readers' rate, p99 and slowest read,
+Jain's index over the readers, and the group's reads on the device and
+their mean size. Over a scenario's rounds the worst maxima and the mean
+of the rest (analyze.metrics). --text prints plain columns, for a
+commit message, in place of a Markdown table: times in ms, no rounds.
 """
 import sys
 
@@ -26,25 +30,56 @@ COLS = [("charged_kib_s", "charged KiB/s"),
         ("others_fsync_max_us", "others: fsync max"),
         ("meta_max_us", "others: metadata max"),
         ("meta_ops", "metadata ops")]
+READ_COLS = [("bw_kib_s", "KiB/s"),
+             ("p99_us", "p99"),
+             ("max_us", "max"),
+             ("jain", "Jain"),
+             ("rios", "reads"),
+             ("mean_bio_kib", "KiB")]
 SPEC = {key: spec for key, _, spec in analyze.TABLE}
+
+
+def cell(key, m, text):
+    """One figure of @m, as bench.md prints it, or in ms for --text."""
+    spec = SPEC.get(key, "{:.0f}")
+    if key not in m or m[key] is None:
+        return "-"
+    if text and spec == "ms":
+        return "%.1f" % (m[key] / 1000.0)
+    return analyze.fmt(key, spec, m[key])
 
 
 def main(argv):
     if "--" not in argv:
         print(__doc__, file=sys.stderr)
         return 2
+    cols, text = COLS, False
+    while argv[0] in ("--reads", "--text"):
+        if argv[0] == "--reads":
+            cols = READ_COLS
+        text = text or argv[0] == "--text"
+        argv = argv[1:]
     i = argv.index("--")
     kernels = [a.split("=", 1) for a in argv[:i]]
-    print("| scenario | kernel | rounds | %s |" % " | ".join(c[1] for c in COLS))
-    print("|---|---|---|" + "---|" * len(COLS))
+    rows = [["scenario", "kernel", "rounds"] + [c[1] for c in cols]]
     for name in argv[i + 1:]:
         for label, d in kernels:
             m = analyze.metrics(d, name)
-            cells = [analyze.fmt(k, SPEC.get(k, "{:.0f}"), m.get(k))
-                     if k in m else "-" for k, _ in COLS]
-            print("| %s | %s | %d | %s |" % (name, label,
-                                              len(m.get("rounds", [m])),
-                                              " | ".join(cells)))
+            cells = [cell(k, m, text) for k, _ in cols]
+            rows.append([name, label, str(len(m.get("rounds", [m])))] + cells)
+    if not text:
+        print("| %s |" % " | ".join(rows[0]))
+        print("|---" * len(rows[0]) + "|")
+        for r in rows[1:]:
+            print("| %s |" % " | ".join(r))
+        return 0
+    rows = [r[:2] + r[3:] for r in rows]
+    width = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    for n, r in enumerate(rows):
+        if n > 1 and r[0] == rows[n - 1][0]:
+            r = [""] + r[1:]
+        print(" ".join(v.ljust(w + 1) if c < 2 else v.rjust(w)
+                       for c, (v, w) in enumerate(zip(r, width))).rstrip())
     return 0
 
 
