@@ -8,9 +8,9 @@
 # windows while the reader is at its limit, but not so small that its
 # IOs multiply, nor that an iops limit written beside the bps limit
 # binds first. Checked on a file in ext4, on the block device read
-# directly, on a file read through mmap, and under rbps and riops
-# together; and a group with no limit must still read in full readahead
-# windows.
+# directly, on a file read through mmap, under rbps and riops together,
+# and with eight readers sharing a limit; and a group with no limit must
+# still read in full readahead windows.
 #
 # Bounds: the rate within 0.5% of the limit; the slowest 0.1% of the
 # 4 KiB reads at most 20 ms at 1 MiB/s, where a fitted window is 16 KiB
@@ -20,7 +20,11 @@
 # waits for is 4 KiB: four times the IOs) and at least 32 KiB at 10
 # MiB/s, half a 64 KiB window. Unfitted, one read in 32 waits for a whole
 # 128 KiB window, 125 ms at 1 MiB/s; where the limit is kept in 100 ms
-# slices, the slowest 0.1% wait some 100 ms at either rate.
+# slices, the slowest 0.1% wait some 100 ms at either rate. Eight
+# readers share their group's limit within 25%: a reader whose fitted
+# windows lose the readahead mark reads one bio at a time, while readers
+# that keep theirs have a window in flight as they read and twice its
+# share of the group's queue.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -43,7 +47,7 @@ if ! command -v mkfs.ext4 >/dev/null; then
 	exit "$KSFT_SKIP"
 fi
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 19
+ktap_set_plan 20
 
 # 1-3: the block device itself, read through its page cache
 bt_limited_read bdev-1m 1048576 max 20000 12 --filename="$BT_DEV" \
@@ -81,7 +85,25 @@ bt_limited_read both-1m 1048576 100 20000 12 --filename="$FILE" \
 bt_limited_read both-10m 10485760 200 10000 51 --filename="$FILE" \
 	--ioengine=psync
 
-# 19: a group with no limit, next to limited ones on the same device,
+# 19: eight readers, each on its own part of the file, in one group at
+# 1 MiB/s: the slowest gets at least 75% of the fastest one's rate
+CG=$(bt_cgroup eight)
+echo "$BT_MAJMIN rbps=1048576" >"$CG/io.max"
+out=$BT_OUTDIR/$BT_NAME-eight.json
+bt_drop_caches
+bt_fio "$CG" "$out" --name=eight --filename="$FILE" --rw=read --bs=4k \
+	--ioengine=psync --numjobs=8 --size=$((mib / 8))M \
+	--offset_increment=$((mib / 8))M --time_based --runtime="$BT_RUNTIME" ||
+	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
+eval "$(bt_stats --per-job "$out")"
+rates=$(for i in $(seq 0 $((njobs - 1))); do v=job${i}_bw_kib_s; echo "${!v}"; done)
+share=$(echo "$rates" | awk 'NR == 1 || $1 < lo { lo = $1 }
+	$1 > hi { hi = $1 } END { printf "%.3f", hi ? lo / hi : 0 }')
+ktap_print_msg "eight readers: KiB/s" $rates
+ktap_test_result "eight readers: slowest / fastest $share >= 0.75" \
+	at_most 0.75 "$share"
+
+# 20: a group with no limit, next to limited ones on the same device,
 # reads in full readahead windows: its mean read is not cut down
 CG=$(bt_cgroup nolimit)
 out=$BT_OUTDIR/$BT_NAME-nolimit.json
