@@ -61,19 +61,21 @@ def main(argv):
         argv = argv[1:]
     i = argv.index("--")
     kernels = [a.split("=", 1) for a in argv[:i]]
-    rows = [["scenario", "kernel", "rounds"] + [c[1] for c in cols]]
+    rounds = [] if text else ["rounds"]
+    rows = [["scenario", "kernel"] + rounds + [c[1] for c in cols]]
     for name in argv[i + 1:]:
         for label, d in kernels:
             m = analyze.metrics(d, name)
-            cells = [cell(k, m, text) for k, _ in cols]
-            rows.append([name, label, str(len(m.get("rounds", [m])))] + cells)
+            if not text:
+                rounds = [str(len(m.get("rounds", [m])))]
+            rows.append([name, label] + rounds +
+                        [cell(k, m, text) for k, _ in cols])
     if not text:
         print("| %s |" % " | ".join(rows[0]))
         print("|---" * len(rows[0]) + "|")
         for r in rows[1:]:
             print("| %s |" % " | ".join(r))
         return 0
-    rows = [r[:2] + r[3:] for r in rows]
     width = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     for n, r in enumerate(rows):
         if n > 1 and r[0] == rows[n - 1][0]:

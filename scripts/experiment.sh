@@ -28,21 +28,12 @@ done
 shift
 HZ=${HZ:-1000}
 jobs=$(for s in "$@"; do echo "$TOP/bench/$s.fio"; done)
-case ${CLOCK:-host} in
-host) ;;
-virtual) export ACCEL=tcg GUEST_CPUS=1 BOOT_QEMU_OPTS="$ICOUNT_OPTS" ;;
-*) die "CLOCK must be host or virtual" ;;
-esac
+use_clock
 
 # Build them all first: a build failure stops us before any timing.
 declare -A image
 for k in "${kernels[@]}"; do
-	if [ "${NO_BUILD:-0}" = 1 ]; then
-		image[$k]=$IMAGES/$k-hz$HZ/bzImage
-		[ -f "${image[$k]}" ] || die "no image ${image[$k]} (NO_BUILD=1)"
-	else
-		image[$k]=$("$TOP/scripts/build-kernel.sh" "$k" "$HZ") || exit 1
-	fi
+	image[$k]=$(kernel_image "$k" "$HZ") || exit 1
 done
 
 args=()

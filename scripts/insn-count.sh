@@ -50,12 +50,8 @@ gcc -O2 -static -o "$BUILD/insn-mark" "$TOP/scripts/insn-mark.c"
 mkdir -p "$INSN_OUT"
 dirs=()
 for v in $VARIANTS; do
-	if [ "${NO_BUILD:-0}" = 1 ]; then
-		img=$IMAGES/$v-hz$HZ
-		[ -f "$img/bzImage" ] || die "NO_BUILD=1, and $v has no image in $img"
-	else
-		img=$(dirname "$("$TOP/scripts/build-kernel.sh" "$v" "$HZ")") || exit 1
-	fi
+	bz=$(kernel_image "$v" "$HZ") || exit 1
+	img=$(dirname "$bz")
 	out=$INSN_OUT/$v
 	rm -rf "$out"
 	mkdir -p "$out"

@@ -22,6 +22,18 @@ mkdir -p "$BUILD" "$LOGS"
 # CLOCK=virtual and insn-count.sh.
 ICOUNT_OPTS="-icount shift=0,sleep=off"
 
+# use_clock - set the guest up for CLOCK: host (the default) leaves
+# boot.sh's choices; virtual is TCG, one vCPU and ICOUNT_OPTS
+use_clock() {
+	case ${CLOCK:-host} in
+	host) ;;
+	virtual)
+		export ACCEL=tcg GUEST_CPUS=1
+		export BOOT_QEMU_OPTS="${BOOT_QEMU_OPTS:+$BOOT_QEMU_OPTS }$ICOUNT_OPTS" ;;
+	*) die "CLOCK must be host or virtual" ;;
+	esac
+}
+
 # With SAY_SINCE set (epoch seconds, .ci/run sets it), each message
 # carries the minutes and seconds since then, so that a CI log shows
 # where the time went.
@@ -70,4 +82,19 @@ install_kselftests() {
 	run_logged "$LOGS/kselftest-install.log" \
 		make -C "$LINUX/tools/testing/selftests" TARGETS=blk-throttle \
 		INSTALL_PATH="$1" install
+}
+
+# kernel_image VARIANT HZ - print the path of VARIANT's bzImage at HZ:
+# built by build-kernel.sh (incrementally), or with NO_BUILD=1 the one
+# already in build/images, for a machine whose one build slot is taken
+kernel_image() {
+	local img=$IMAGES/$1-hz$2/bzImage
+
+	if [ "${NO_BUILD:-0}" != 1 ]; then
+		"$TOP/scripts/build-kernel.sh" "$1" "$2"
+	elif [ -f "$img" ]; then
+		echo "$img"
+	else
+		die "NO_BUILD=1, and $1 has no image in $(dirname "$img")"
+	fi
 }

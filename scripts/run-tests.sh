@@ -48,14 +48,8 @@ if [ "${KCSAN:-0}" = 1 ]; then
 	export EXTRA_CONFIG=$TOP/kconfig/kcsan.config
 	flavour=$flavour-kcsan
 fi
-case ${CLOCK:-host} in
-host) ;;
-virtual)
-	flavour=$flavour-virtual
-	export ACCEL=tcg GUEST_CPUS=1
-	export BOOT_QEMU_OPTS="${BOOT_QEMU_OPTS:+$BOOT_QEMU_OPTS }$ICOUNT_OPTS" ;;
-*) die "CLOCK must be host or virtual" ;;
-esac
+use_clock
+[ "${CLOCK:-host}" = virtual ] && flavour=$flavour-virtual
 OUT=$BUILD/out/test-$VARIANT-$flavour${RUN:+-$RUN}
 t0=$(date +%s)
 
