@@ -61,14 +61,14 @@ def main(argv):
         argv = argv[1:]
     i = argv.index("--")
     kernels = [a.split("=", 1) for a in argv[:i]]
-    rounds = [] if text else ["rounds"]
-    rows = [["scenario", "kernel"] + rounds + [c[1] for c in cols]]
+    # a commit message's table has no rounds column
+    head = ["scenario", "kernel"] + ([] if text else ["rounds"])
+    rows = [head + [c[1] for c in cols]]
     for name in argv[i + 1:]:
         for label, d in kernels:
             m = analyze.metrics(d, name)
-            if not text:
-                rounds = [str(len(m.get("rounds", [m])))]
-            rows.append([name, label] + rounds +
+            n = [] if text else [str(len(m.get("rounds", [m])))]
+            rows.append([name, label] + n +
                         [cell(k, m, text) for k, _ in cols])
     if not text:
         print("| %s |" % " | ".join(rows[0]))

@@ -46,7 +46,7 @@ for k in "${kernels[@]}"; do
 		env BENCH_RUNTIME="${BENCH_RUNTIME:-20}" \
 		"$TOP/scripts/guest-bench.sh" "$out" $jobs >"$out/host.log" 2>&1 ||
 		die "$k failed (logs in $out)"
-	head -1 "$IMAGES/$k-hz$HZ/commit" >"$out/commit"
+	head -1 "$(dirname "${image[$k]}")/commit" >"$out/commit"
 	args+=("$k=$out")
 done
 python3 "$TOP/scripts/experiment-table.py" ${READS:+--reads} "${args[@]}" \

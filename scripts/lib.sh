@@ -18,8 +18,8 @@ mkdir -p "$BUILD" "$LOGS"
 # QEMU's virtual clock (TCG only): the guest's clock advances one ns per
 # instruction and, when the guest idles, jumps to its next timer, so no
 # host load, steal or emulator latency reaches what the guest measures;
-# TCG then runs the vCPUs on one thread. For run-tests.sh's
-# CLOCK=virtual and insn-count.sh.
+# TCG then runs the vCPUs on one thread. For use_clock and
+# insn-count.sh.
 ICOUNT_OPTS="-icount shift=0,sleep=off"
 
 # use_clock - set the guest up for CLOCK: host (the default) leaves
