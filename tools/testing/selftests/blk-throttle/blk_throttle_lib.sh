@@ -353,11 +353,14 @@ bt_stats() {
 # bt_limited_read NAME RBPS RIOPS BOUND_US MIN_KIB FIO-ARGS... - a
 # sequential 4 KiB reader in a group limited to RBPS bytes/s and RIOPS
 # IOs/s (max for none) on the test device: checks the rate within
-# BT_RATE_PCT% (0.5 unless set) of RBPS, the slowest 0.1% of its reads
-# against BOUND_US and its mean read on the device against MIN_KIB
+# BT_RATE_PCT% (2 unless set) of RBPS, the slowest 0.1% of its reads
+# against BOUND_US and its mean read on the device against MIN_KIB.
+# Readahead's reads get up to about 1% less than the limit, paced or
+# not; a limit that does not act, or an iops limit that binds first,
+# misses by far more.
 bt_limited_read() {
 	local name=$1 rbps=$2 riops=$3 bound_us=$4 min_kib=$5 cg out paced kib
-	local bio_kib pct=${BT_RATE_PCT:-0.5}
+	local bio_kib pct=${BT_RATE_PCT:-2}
 	shift 5
 
 	cg=$(bt_cgroup "$name")

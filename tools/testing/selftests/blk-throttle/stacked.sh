@@ -13,9 +13,8 @@
 # - riops=100 on the device underneath throttles the remapped bios too
 #   (they keep their group): the same rate;
 # - rbps=1MiB/s on the dm device fits a buffered reader's readahead on
-#   ext4 as on a plain disk (the bounds of readahead.sh, but the rate
-#   within 2%: through dm the reader gets 0.6-0.7% less than the limit,
-#   with pacing or without; a limit that does not act misses by far).
+#   ext4 as on a plain disk (the bounds of readahead.sh; a limit that
+#   does not act misses them by far).
 #   A limit on the device underneath is not seen by readahead: it
 #   throttles whole windows.
 
@@ -96,7 +95,7 @@ mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount $BT_DEV"
 mib=$((BT_RUNTIME + 2))
 dd if=/dev/zero of="$MNT/data" bs=1M count="$mib" conv=fsync 2>/dev/null ||
 	ktap_exit_fail_msg "cannot write $MNT/data"
-BT_RATE_PCT=2 bt_limited_read dm-file-1m 1048576 max 20000 12 --filename="$MNT/data" \
+bt_limited_read dm-file-1m 1048576 max 20000 12 --filename="$MNT/data" \
 	--ioengine=psync
 
 ktap_finished
