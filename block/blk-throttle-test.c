@@ -501,6 +501,54 @@ static void throtl_window_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ws.ios[0], 109U);
 }
 
+/*
+ * The time a bio that arrives is judged at: its own arrival once the last
+ * round's window has ended, else the window's end, and never more than a
+ * window after now, whatever is read of the window's end without the lock
+ * (a torn read on 32-bit).
+ */
+static void throtl_window_clock_test(struct kunit *test)
+{
+	u64 now = 10 * SEC, before = now - THROTL_WINDOW_NS / 2;
+	u64 end = throtl_window_end(before), vtime, v;
+
+	/* a window that has ended, or none yet */
+	KUNIT_EXPECT_EQ(test, throtl_window_clock(now, 0), now);
+	KUNIT_EXPECT_EQ(test, throtl_window_clock(now, now - 1), now);
+	/* a window open: its end */
+	KUNIT_EXPECT_EQ(test, throtl_window_clock(now, end), end);
+	KUNIT_EXPECT_EQ(test, throtl_window_clock(now, throtl_window_end(now)),
+			now + THROTL_WINDOW_NS);
+
+	/*
+	 * A window that ends just past 2^32 ns, read as it is written over
+	 * one that ended just before: each 32-bit half may be the old or the
+	 * new one. The bio is judged at most one window early.
+	 */
+	now = (1ULL << 32) - THROTL_WINDOW_NS / 4;
+	end = throtl_window_end(now);
+	v = (end & ~0xffffffffULL) | ((now - 1) & 0xffffffffULL);
+	KUNIT_EXPECT_EQ(test, throtl_window_clock(now, v),
+			now + THROTL_WINDOW_NS);
+	v = ((now - 1) & ~0xffffffffULL) | (end & 0xffffffffULL);
+	KUNIT_EXPECT_EQ(test, throtl_window_clock(now, v), now);
+	KUNIT_EXPECT_EQ(test, throtl_window_clock(U64_MAX - 1, U64_MAX),
+			U64_MAX);
+
+	/*
+	 * What it is for: a bio due half a window from now, in an open
+	 * window, may take its tokens now, with or without the lock.
+	 */
+	now = 10 * SEC;
+	vtime = now + THROTL_WINDOW_NS / 2 - MS;
+	v = vtime;
+	KUNIT_EXPECT_FALSE(test, throtl_bucket_take(&v, MS, now));
+	end = throtl_window_end(now - THROTL_WINDOW_NS / 4);
+	KUNIT_EXPECT_TRUE(test, throtl_bucket_take(&v, MS,
+						   throtl_window_clock(now, end)));
+	KUNIT_EXPECT_EQ(test, v, vtime + MS);
+}
+
 static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_cost_test),
 	KUNIT_CASE(throtl_mul_div_test),
@@ -517,6 +565,7 @@ static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_long_uptime_test),
 	KUNIT_CASE(throtl_take_test),
 	KUNIT_CASE(throtl_window_test),
+	KUNIT_CASE(throtl_window_clock_test),
 	{}
 };
 
