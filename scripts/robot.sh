@@ -100,9 +100,12 @@ config() {
 	frags=("$TOP/kconfig/distro.config" "$TOP/kconfig/blk-throttle.config"
 		"$TOP/kconfig/series.config")
 	if [ "$c" = arm32 ]; then
+		# base.config is the x86 guest's; of it, the cgroups that
+		# blk-cgroup and so blk-throttle depend on
 		printf '%s\n' CONFIG_MMU=y CONFIG_ARCH_MULTI_V7=y CONFIG_ARCH_VIRT=y \
 			CONFIG_AEABI=y CONFIG_BINFMT_ELF=y CONFIG_PRINTK=y \
-			CONFIG_SYSFS=y CONFIG_PROC_FS=y >"$cfg/arm.config"
+			CONFIG_SYSFS=y CONFIG_PROC_FS=y CONFIG_CGROUPS=y \
+			>"$cfg/arm.config"
 		frags+=("$cfg/arm.config")
 	else
 		frags=("$TOP/kconfig/base.config" "${frags[@]}")
@@ -120,6 +123,13 @@ config() {
 		*) grep -qxF "$line" "$cfg/.config" ;;
 		esac || { echo "$c: $line did not survive olddefconfig" >&2; return 1; }
 	done < <(case $c in rand*) ;; *) grep -v '^$' "$cfg/extra.config" ;; esac)
+	# and every check but two builds the throttle: a config that lost
+	# it would pass without compiling a line of the series
+	case $c in
+	nothrottle|noblkcg) ;;
+	*) grep -qx CONFIG_BLK_DEV_THROTTLING=y "$cfg/.config" ||
+		{ echo "$c: CONFIG_BLK_DEV_THROTTLING=y did not survive olddefconfig" >&2; return 1; } ;;
+	esac
 	mkdir -p "$R/obj-$c"
 	cp "$cfg/.config" "$R/$c.config"
 }
