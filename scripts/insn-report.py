@@ -320,6 +320,31 @@ def main():
                   ' | '.join('-' if x is None else f'{x:+,.0f}' for x in d) +
                   f' | {lock} |')
 
+    # What the far-above figure is made of: the functions that run more
+    # (or less) per IO under limits than without; those outside
+    # blk-throttle.c but the clock and the submission path move by a few
+    # instructions from one run to the next (the page allocator's lists)
+    mapped = [v for v in vs if v.syms]
+    for e in ('psync', 'libaio'):
+        ks = [(v, v.work.get(('highlimit', e)), v.work.get(('nolimit', e)))
+              for v in mapped]
+        ks = [(v, hi, no) for v, hi, no in ks if hi and no and 'fn' in hi]
+        if not ks:
+            continue
+        d = {v.name: {f: hi['fn'][f] - no['fn'][f]
+                      for f in hi['fn'].keys() | no['fn'].keys()}
+             for v, hi, no in ks}
+        names = sorted({f for x in d.values() for f, c in x.items()
+                        if abs(c) >= 10},
+                       key=lambda f: -max(abs(x.get(f, 0)) for x in d.values()))
+        print(f'\n**{label[e]}, far above over no limit, by function** '
+              '(those at 10 or more in a variant)\n')
+        print('| function | ' + ' | '.join(d) + ' |')
+        print('|' + '---|' * (len(d) + 1))
+        for f in names:
+            print(f'| {f} | ' +
+                  ' | '.join(f'{x.get(f, 0):+,.1f}' for x in d.values()) + ' |')
+
     # Whether the throttled bios waited: the mean rate alone cannot tell
     # a group whose every bio waits from one let through in bursts.
     print('\n### How the throttled bios were paced (fio, round 1, '
