@@ -84,11 +84,17 @@ install_kselftests() {
 		INSTALL_PATH="$1" install
 }
 
-# kernel_image VARIANT HZ - print the path of VARIANT's bzImage at HZ:
-# built by build-kernel.sh (incrementally), or with NO_BUILD=1 the one
-# already in build/images, for a machine whose one build slot is taken
+# kernel_image VARIANT HZ - print the path of VARIANT's bzImage at HZ
+# (and DEBUG, EXTRA_CONFIG, as build-kernel.sh names them): built by
+# build-kernel.sh (incrementally), or with NO_BUILD=1 the one already in
+# build/images, for a machine whose one build slot is taken
 kernel_image() {
-	local img=$IMAGES/$1-hz$2/bzImage
+	local flavour=hz$2 img
+
+	[ "${DEBUG:-0}" = 1 ] && flavour=$flavour-debug
+	[ -n "${EXTRA_CONFIG:-}" ] &&
+		flavour=$flavour-$(basename "$EXTRA_CONFIG" .config)
+	img=$IMAGES/$1-$flavour/bzImage
 
 	if [ "${NO_BUILD:-0}" != 1 ]; then
 		"$TOP/scripts/build-kernel.sh" "$1" "$2"

@@ -11,6 +11,8 @@
 # TESTS="tail_latency.sh regressions.sh" runs only those kselftests;
 # BLK_THROTTLE_RUNTIME=N sets the seconds of each fio run in them;
 # RUN=NAME keeps this run's results apart (build/out/test-...-NAME).
+# NO_BUILD=1 boots the image already in build/images instead of
+# building it (lib.sh's kernel_image), beside another build.
 #
 # CLOCK=virtual runs the guest on QEMU's virtual clock (lib.sh's
 # ICOUNT_OPTS; TCG, one vCPU): a time measured inside the guest, such as
@@ -63,7 +65,7 @@ else
 	"$TOP/scripts/prepare-tree.sh" patched >/dev/null || exit 1
 	KSFT=$BUILD/kselftest
 	install_kselftests "$KSFT"
-	image=$("$TOP/scripts/build-kernel.sh" "$VARIANT" "$HZ") || exit 1
+	image=$(kernel_image "$VARIANT" "$HZ") || exit 1
 fi
 t1=$(date +%s)
 
