@@ -336,7 +336,7 @@ def main():
              for v, hi, no in ks}
         names = sorted({f for x in d.values() for f, c in x.items()
                         if abs(c) >= 10},
-                       key=lambda f: -max(abs(x.get(f, 0)) for x in d.values()))
+                       key=lambda f: (-max(abs(x.get(f, 0)) for x in d.values()), f))
         print(f'\n**{label[e]}, far above over no limit, by function** '
               '(those at 10 or more in a variant)\n')
         print('| function | ' + ' | '.join(d) + ' |')
@@ -366,7 +366,6 @@ def main():
 
     wakes_table(vs, keys, label)
 
-    mapped = [v for v in vs if v.syms]
     nomap = [v.name for v in vs if not v.syms]
     if nomap:
         print(f'\nNo System.map for {", ".join(nomap)}: no functions '
@@ -380,7 +379,7 @@ def main():
         for k in keys:
             fa, fb = x.work[k]['fn'], y.work[k]['fn']
             top = [f for f in sorted(fa.keys() | fb.keys(),
-                                     key=lambda f: -abs(fb[f] - fa[f]))[:10]
+                                     key=lambda f: (-abs(fb[f] - fa[f]), f))[:10]
                    if abs(fb[f] - fa[f]) >= 0.5]
             print(f'**{label[k[1]]} {k[0]}**\n')
             print(f'| function | {x.name} | {y.name} | change |')
