@@ -22,9 +22,7 @@ set -eu
 VARIANT=${1:?usage: build-kernel.sh vanilla|patched|patch-N|EXPERIMENT [HZ]}
 HZ=${2:-${HZ:-1000}}
 DEBUG=${DEBUG:-0}
-flavour=hz$HZ
-[ "$DEBUG" = 1 ] && flavour=$flavour-debug
-[ -n "${EXTRA_CONFIG:-}" ] && flavour=$flavour-$(basename "$EXTRA_CONFIG" .config)
+flavour=$(image_flavour "$HZ")
 OBJ=$BUILD/obj/$flavour
 OUT=$IMAGES/$VARIANT-$flavour
 

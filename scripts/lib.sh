@@ -84,17 +84,26 @@ install_kselftests() {
 		INSTALL_PATH="$1" install
 }
 
-# kernel_image VARIANT HZ - print the path of VARIANT's bzImage at HZ
-# (and DEBUG, EXTRA_CONFIG, as build-kernel.sh names them): built by
-# build-kernel.sh (incrementally), or with NO_BUILD=1 the one already in
-# build/images, for a machine whose one build slot is taken
-kernel_image() {
-	local flavour=hz$2 img
+# image_flavour HZ - the name of a build's configuration: hzHZ, then
+# -debug with DEBUG=1 and -NAME with EXTRA_CONFIG=.../NAME.config; its
+# objects are build/obj/FLAVOUR, its images build/images/VARIANT-FLAVOUR
+image_flavour() {
+	local flavour=hz$1
 
 	[ "${DEBUG:-0}" = 1 ] && flavour=$flavour-debug
 	[ -n "${EXTRA_CONFIG:-}" ] &&
 		flavour=$flavour-$(basename "$EXTRA_CONFIG" .config)
-	img=$IMAGES/$1-$flavour/bzImage
+	echo "$flavour"
+}
+
+# kernel_image VARIANT HZ - print the path of VARIANT's bzImage at HZ
+# (and DEBUG, EXTRA_CONFIG: image_flavour): built by build-kernel.sh
+# (incrementally), or with NO_BUILD=1 the one already in build/images,
+# for a machine whose one build slot is taken
+kernel_image() {
+	local img
+
+	img=$IMAGES/$1-$(image_flavour "$2")/bzImage
 
 	if [ "${NO_BUILD:-0}" != 1 ]; then
 		"$TOP/scripts/build-kernel.sh" "$1" "$2"
