@@ -380,6 +380,62 @@ static void throtl_take_test(struct kunit *test)
 }
 
 /*
+ * A CPU's credit: a window of each limit, what it costs, and whether a
+ * window is worth buying; a credit never holds more than its cost bought.
+ */
+static void throtl_credit_window_test(struct kunit *test)
+{
+	struct throtl_credit_window w;
+
+	/* no limit: unbounded, free, and no credit needed for it */
+	KUNIT_EXPECT_TRUE(test, throtl_credit_window(U64_MAX, UINT_MAX, &w));
+	KUNIT_EXPECT_EQ(test, w.bytes, U64_MAX);
+	KUNIT_EXPECT_EQ(test, w.ios, UINT_MAX);
+	KUNIT_EXPECT_EQ(test, w.bps_cost, 0ULL);
+	KUNIT_EXPECT_EQ(test, w.iops_cost, 0ULL);
+
+	/* riops=2000: two IOs a window, for exactly the window */
+	KUNIT_EXPECT_TRUE(test, throtl_credit_window(U64_MAX, 2000, &w));
+	KUNIT_EXPECT_EQ(test, w.ios, 2U);
+	KUNIT_EXPECT_EQ(test, w.iops_cost, THROTL_WINDOW_NS);
+	KUNIT_EXPECT_EQ(test, w.bytes, U64_MAX);
+	/* riops=1500: one IO, rounded down, costing what one IO costs */
+	KUNIT_EXPECT_TRUE(test, throtl_credit_window(U64_MAX, 1500, &w));
+	KUNIT_EXPECT_EQ(test, w.ios, 1U);
+	KUNIT_EXPECT_EQ(test, w.iops_cost, throtl_cost_ns(1, 1500));
+	/* riops=999: a window holds no IO, no credit */
+	KUNIT_EXPECT_FALSE(test, throtl_credit_window(U64_MAX, 999, &w));
+	KUNIT_EXPECT_EQ(test, w.ios, 0U);
+
+	/* rbps=1GiB/s: 1073741 bytes, not a byte more than it paid for */
+	KUNIT_EXPECT_TRUE(test, throtl_credit_window(SZ_1G, UINT_MAX, &w));
+	KUNIT_EXPECT_EQ(test, w.bytes, 1073741ULL);
+	KUNIT_EXPECT_EQ(test, w.bps_cost, throtl_cost_ns(1073741, SZ_1G));
+	KUNIT_EXPECT_LE(test, w.bps_cost, THROTL_WINDOW_NS);
+	KUNIT_EXPECT_GE(test, w.bps_cost * SZ_1G, w.bytes * SEC);
+	/* a window short of a 4 KiB bio: no credit (4096000 is just enough) */
+	KUNIT_EXPECT_FALSE(test, throtl_credit_window(4095999, UINT_MAX, &w));
+	KUNIT_EXPECT_TRUE(test, throtl_credit_window(4096000, UINT_MAX, &w));
+	KUNIT_EXPECT_EQ(test, w.bytes, (u64)SZ_4K);
+
+	/* both limits: the credit needs both to hold a bio */
+	KUNIT_EXPECT_FALSE(test, throtl_credit_window(SZ_1G, 100, &w));
+	KUNIT_EXPECT_FALSE(test, throtl_credit_window(SZ_1M, 20000, &w));
+	KUNIT_EXPECT_TRUE(test, throtl_credit_window(SZ_1G, 20000, &w));
+	KUNIT_EXPECT_EQ(test, w.ios, 20U);
+	KUNIT_EXPECT_EQ(test, w.iops_cost, THROTL_WINDOW_NS);
+
+	/* the largest limits a window can hold, without overflow */
+	KUNIT_EXPECT_TRUE(test, throtl_credit_window(U64_MAX - 1, UINT_MAX - 1,
+						     &w));
+	KUNIT_EXPECT_EQ(test, w.ios, (unsigned int)div_u64((u64)(UINT_MAX - 1) *
+							   THROTL_WINDOW_NS,
+							   NSEC_PER_SEC));
+	KUNIT_EXPECT_LE(test, w.iops_cost, THROTL_WINDOW_NS);
+	KUNIT_EXPECT_LE(test, w.bps_cost, THROTL_WINDOW_NS);
+}
+
+/*
  * One service queue's timer serving @n groups, each with one reader that
  * submits its next bio the moment the last one is dispatched, at @iops
  * each, for one second: the way blk-throttle dispatches bios in windows
@@ -549,6 +605,77 @@ static void throtl_window_clock_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v, vtime + MS);
 }
 
+static void throtl_window_width_test(struct kunit *test)
+{
+	/* bios due a window or more apart, or costing nothing: the window */
+	KUNIT_EXPECT_EQ(test, throtl_window_width(THROTL_WINDOW_NS),
+			THROTL_WINDOW_NS);
+	KUNIT_EXPECT_EQ(test, throtl_window_width(5 * MS), THROTL_WINDOW_NS);
+	KUNIT_EXPECT_EQ(test, throtl_window_width(U64_MAX), THROTL_WINDOW_NS);
+	KUNIT_EXPECT_EQ(test, throtl_window_width(0), THROTL_WINDOW_NS);
+
+	/* faster: eight bios, from one window to THROTL_WINDOW_MAX_NS */
+	KUNIT_EXPECT_EQ(test, throtl_window_width(THROTL_WINDOW_NS - 1),
+			THROTL_WINDOW_MAX_NS);
+	KUNIT_EXPECT_EQ(test, throtl_window_width(MS / 2),	/* riops=2000 */
+			THROTL_WINDOW_MAX_NS);
+	KUNIT_EXPECT_EQ(test, throtl_window_width(MS / 4), 2 * MS);
+	KUNIT_EXPECT_EQ(test, throtl_window_width(MS / 8), THROTL_WINDOW_NS);
+	KUNIT_EXPECT_EQ(test, throtl_window_width(MS / 20),	/* riops=20000 */
+			THROTL_WINDOW_NS);
+}
+
+static void throtl_group_window_clock_test(struct kunit *test)
+{
+	u64 now = 10 * SEC, qend = now + THROTL_WINDOW_NS / 2;
+	u64 end, v, vtime, clock;
+
+	/* no window of the group's open: the queue's, as before */
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(now, 0, 0), now);
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(now, qend, 0), qend);
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(now, qend, now - 1),
+			qend);
+	/* the group's ends before the queue's: the queue's */
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(now, qend, qend - 1),
+			qend);
+	/* the group's open and later: its end */
+	end = now + 3 * MS;
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(now, qend, end), end);
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(now, 0, end), end);
+	/* never more than THROTL_WINDOW_MAX_NS after now */
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(now, 0, U64_MAX),
+			now + THROTL_WINDOW_MAX_NS);
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(U64_MAX - 1, 0,
+							U64_MAX), U64_MAX);
+
+	/*
+	 * A group's window that ends just past 2^32 ns, read as it is
+	 * written over one that ended just before: a bio is judged between
+	 * now and THROTL_WINDOW_MAX_NS after it.
+	 */
+	now = (1ULL << 32) - THROTL_WINDOW_MAX_NS / 4;
+	end = now + THROTL_WINDOW_MAX_NS;
+	v = (end & ~0xffffffffULL) | ((now - 1) & 0xffffffffULL);
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(now, 0, v),
+			now + THROTL_WINDOW_MAX_NS);
+	v = ((now - 1) & ~0xffffffffULL) | (end & 0xffffffffULL);
+	KUNIT_EXPECT_EQ(test, throtl_group_window_clock(now, 0, v), now);
+
+	/*
+	 * What it is for: at riops=2000, a bio due 3 ms from now, in an
+	 * open window of its group's of 4 ms, may take its tokens now.
+	 */
+	now = 10 * SEC;
+	vtime = now + 3 * MS - MS / 2;
+	v = vtime;
+	clock = throtl_group_window_clock(now, now + MS, 0);
+	KUNIT_EXPECT_FALSE(test, throtl_bucket_take(&v, MS / 2, clock));
+	end = now - MS + throtl_window_width(MS / 2);
+	clock = throtl_group_window_clock(now, now + MS, end);
+	KUNIT_EXPECT_TRUE(test, throtl_bucket_take(&v, MS / 2, clock));
+	KUNIT_EXPECT_EQ(test, v, vtime + MS / 2);
+}
+
 static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_cost_test),
 	KUNIT_CASE(throtl_mul_div_test),
@@ -564,8 +691,11 @@ static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_issuer_bound_test),
 	KUNIT_CASE(throtl_long_uptime_test),
 	KUNIT_CASE(throtl_take_test),
+	KUNIT_CASE(throtl_credit_window_test),
 	KUNIT_CASE(throtl_window_test),
 	KUNIT_CASE(throtl_window_clock_test),
+	KUNIT_CASE(throtl_window_width_test),
+	KUNIT_CASE(throtl_group_window_clock_test),
 	{}
 };
 
