@@ -4,7 +4,7 @@
 the cover letter (72 columns, no markup), from one or more bench.json
 files written by analyze.py.
 
-  bench-table.py [--rates|--costs|--writes] [--scenarios=a,b] \
+  bench-table.py [--rates|--costs|--writes|--waits] [--scenarios=a,b] \
       results/bench.json [...]
 
 --rates prints rate against the rbps limit, the device reads and their
@@ -13,7 +13,9 @@ mean size, and the patched / vanilla ratios instead of the percentiles;
 softirqs a second and system CPU; --writes prints, for buffered
 writers, what the group was charged against its wbps limit, second by
 second, and its device writes, and beside a writer, how long a group
-with no limit waited for its fsyncs and metadata operations.
+with no limit waited for its fsyncs and metadata operations; --waits
+prints, for readers held at their limit, the mean wait the rate sets
+beside how the reads share it (mean, percentiles, stdev).
 """
 import json
 import os
@@ -112,6 +114,31 @@ def rate_table(res):
     return out
 
 
+def wait_table(res):
+    """Where a reader held at its limit spends its wait: the mean is set
+    by the rate, the percentiles show how it is shared among reads."""
+    out = title(res)
+    w = max([8] + [len(n) for n in res["scenarios"]])
+    fmt = "%-" + str(w) + "s %-7s" + " %5s" * 8
+    out.append(fmt % ("scenario", "kernel", "KiB/s", "ideal", "mean",
+                      "p90", "p99", "p99.9", "max", "stdev"))
+    out.append(fmt % ("", "", "", "ms", "ms", "ms", "ms", "ms", "ms", "ms"))
+    for name in res["scenarios"]:
+        e = res[name]
+        for k in ("vanilla", "patched"):
+            m = e[k]
+            out.append(fmt % (
+                name if k == "vanilla" else "", k, "%.0f" % m["bw_kib_s"],
+                "%.2f" % (e["ideal_us"] / 1000.0) if "ideal_us" in e else "-",
+                "%.2f" % (m["mean_us"] / 1000.0), ms(m["p90_us"]),
+                ms(m["p99_us"]),
+                ms(m["p999_us"]), ms(m["max_us"]), ms(m["stdev_us"])))
+    out += ["", "ideal: a 4 KiB read's share of the limit (4 KiB over the"
+            " rate), the", "mean wait of a reader held at its limit;"
+            " the rest: fio clat of its", "4 KiB reads."]
+    return out
+
+
 def cost_table(res):
     """Rate and tail beside timer wakeups and system CPU."""
     out = title(res)
@@ -196,7 +223,7 @@ def main(argv):
     only = None
     view = table
     views = {"--rates": rate_table, "--costs": cost_table,
-             "--writes": write_table}
+             "--writes": write_table, "--waits": wait_table}
     if argv and argv[0] in views:
         view = views[argv[0]]
         argv = argv[1:]

@@ -10,11 +10,12 @@ One row a scenario and kernel. Buffered writes (the default): what the
 writer's group was charged (KiB/s, its slowest and fastest second), its
 writes to the device, its slowest write(2), and beside an unlimited
 group, that group's fsync p99 and max and its metadata operations' max
-and count. Reads (--reads): the readers' rate, p99 and slowest read,
-Jain's index over the readers, and the group's reads on the device and
-their mean size. Over a scenario's rounds the worst maxima and the mean
-of the rest (analyze.metrics). --text prints plain columns, for a
-commit message, in place of a Markdown table: times in ms, no rounds.
+and count. Reads (--reads): the readers' rate, their mean (in us), p99,
+p99.9 and slowest read, Jain's index over the readers, and the group's
+reads on the device and their mean size. Over a scenario's rounds the
+worst maxima and the mean of the rest (analyze.metrics). --text prints
+plain columns, for a commit message, in place of a Markdown table: times
+in ms, no rounds.
 """
 import sys
 
@@ -31,7 +32,9 @@ COLS = [("charged_kib_s", "charged KiB/s"),
         ("meta_max_us", "others: metadata max"),
         ("meta_ops", "metadata ops")]
 READ_COLS = [("bw_kib_s", "KiB/s"),
+             ("mean_us", "mean us"),
              ("p99_us", "p99"),
+             ("p999_us", "p99.9"),
              ("max_us", "max"),
              ("jain", "Jain"),
              ("rios", "reads"),

@@ -51,6 +51,13 @@ tables=$(python3 "$TOP/scripts/bench-table.py" \
 	 python3 "$TOP/scripts/bench-table.py" --rates --scenarios="$ra" \
 		"$TOP/results/bench.json" | sed 1,2d
 	 echo
+	 echo "One reader held at its limit: the rate sets its mean wait, the kernel"
+	 echo "how its reads share it:"
+	 echo
+	 python3 "$TOP/scripts/bench-table.py" --waits \
+		--scenarios=ra1m-1r,ra10m-1r,ra20m-1r,ra30m-1r \
+		"$TOP/results/bench.json" | sed 1,2d
+	 echo
 	 echo "Buffered writers (64 KiB writes) on ext4 and XFS behind wbps, in a group"
 	 echo "with memory.max=256M (but for nomax), the memory controller on:"
 	 echo

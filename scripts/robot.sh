@@ -29,9 +29,14 @@
 # Each check has its own object directory under build/robot and builds
 # incrementally from one commit to the next; a cell's result is kept,
 # keyed by the commit's tree and the check's config, so that a second
-# run does only what changed. Slow (a full build per check the first
-# time) and not part of "make test". REV=branch checks base..branch of
-# build/linux instead of the series.
+# run does only what changed. Every result is also recorded in
+# results/robot-cells.tsv (check, tree, config's sha256, result, time),
+# which the repository keeps: a run on another machine skips the cells
+# on record for the same tree and config, and the table shows, for a
+# check that has not run here, its latest result on record for the
+# row's tree. Slow (a full build per check the first time) and not part
+# of "make test". REV=branch checks base..branch of build/linux instead
+# of the series.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -140,10 +145,43 @@ warnings() {
 		sed -E "s|$WT/||g; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/" | sort -u
 }
 
+CELLS=$TOP/results/robot-cells.tsv
+tree() { git -C "$LINUX" rev-parse "${commits[$1]}^{tree}"; }
 key() { # key CHECK I: the commit's tree and the check's config
-	echo "$(git -C "$LINUX" rev-parse "${commits[$2]}^{tree}")-$(sha256sum <"$R/$1.config" | cut -c1-12)"
+	echo "$(tree "$2")-$(sha256sum <"$R/$1.config" | cut -c1-12)"
 }
-done_cell() { [ -f "$R/$1/$(key "$1" "$2").res" ]; }
+# recorded CHECK I [SHA]: the latest result on record for the commit's
+# tree, with that config if SHA is given
+recorded() {
+	[ -f "$CELLS" ] || return 1
+	awk -F '\t' -v c="$1" -v t="$(tree "$2")" -v s="${3:-}" \
+		'$1 == c && $2 == t && (s == "" || $3 == s) { r = $4 }
+		 END { if (r == "") exit 1; print r }' "$CELLS"
+}
+# done_cell CHECK I: judged here, or on record for its tree and config;
+# the base is judged here, as its warnings are what the rows are judged by
+done_cell() {
+	[ -f "$R/$1/$(key "$1" "$2").res" ] ||
+		{ [ "$2" != 0 ] && recorded "$1" "$2" "$(key "$1" "$2" | cut -d- -f2)" >/dev/null; }
+}
+# result CHECK I: the cell's result, or "-" where none is on record
+result() {
+	if [ -f "$R/$1.config" ]; then
+		if [ -f "$R/$1/$(key "$1" "$2").res" ]; then
+			cat "$R/$1/$(key "$1" "$2").res"
+		else
+			recorded "$1" "$2" "$(key "$1" "$2" | cut -d- -f2)" || echo -
+		fi
+	else
+		recorded "$1" "$2" || echo -
+	fi
+}
+# record CHECK I: put the cell's result on record
+record() {
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$(tree "$2")" \
+		"$(key "$1" "$2" | cut -d- -f2)" "$(cat "$R/$1/$(key "$1" "$2").res")" \
+		"$(date -u +%Y-%m-%dT%H:%MZ)" >>"$CELLS"
+}
 
 # judge CHECK I RC: the cell's result from its build's status and log
 judge() {
@@ -163,6 +201,7 @@ judge() {
 	else
 		echo ok
 	fi >"$k.res"
+	record "$c" "$i"
 }
 
 # build CHECK I - build commit I in the check's objects; judge it
@@ -231,6 +270,7 @@ for c in $CHECKS; do
 			echo FAILED
 		fi >"$k.res"
 		: >"$k.new"
+		record kunit "$i"
 		[ "$(cat "$k.res")" = ok ] || say "kunit: $(cat "$k.res") (log: $k.log)"
 		continue
 	fi
@@ -242,6 +282,15 @@ for c in $CHECKS; do
 		cp "$R/gcc.config" "$R/boot.config"
 	fi
 	for x in $with; do mkdir -p "$R/$x"; done
+	need=
+	for i in "${!commits[@]}"; do
+		[ "$i" = 0 ] && continue
+		for x in $with; do done_cell "$x" "$i" || need=1; done
+	done
+	if [ -z "$need" ]; then
+		say "robot: $with: every row on record"
+		continue
+	fi
 	say "robot: $with"
 	start=$(date +%s)
 	for i in "${!commits[@]}"; do
@@ -258,7 +307,7 @@ for c in $CHECKS; do
 			esac
 		fi
 		for x in $with; do
-			res=$(cat "$R/$x/$(key "$x" "$i").res")
+			res=$(result "$x" "$i")
 			[ "$res" = ok ] || say "$x at $(git -C "$LINUX" log -1 --format=%s "${commits[$i]}"): $res"
 		done
 	done
@@ -273,6 +322,8 @@ done
 	echo "\"ok\": builds, and no warning the base's build does not print; \"N new\":"
 	echo "warnings (or errors) the base does not have; \"-\": not run. See the"
 	echo "script's header for what each check builds; configs in build/robot."
+	echo "When each cell ran: results/robot-cells.tsv; what each run was:"
+	echo "results/README.md."
 	echo
 	printf '| commit |'
 	for c in $ALL; do printf ' %s |' "$c"; done
@@ -282,13 +333,7 @@ done
 	echo
 	for i in "${!commits[@]}"; do
 		printf '| %s |' "$(git -C "$LINUX" log -1 --format=%s "${commits[$i]}")"
-		for c in $ALL; do
-			res=-
-			if [ -f "$R/$c.config" ]; then
-				done_cell "$c" "$i" && res=$(cat "$R/$c/$(key "$c" "$i").res")
-			fi
-			printf ' %s |' "$res"
-		done
+		for c in $ALL; do printf ' %s |' "$(result "$c" "$i")"; done
 		echo
 	done
 	new=$(for c in $ALL; do for i in "${!commits[@]}"; do
