@@ -106,7 +106,8 @@ series: setup
 	@scripts/export-series.sh
 
 # The kernel test robot's checks at every patch, one table:
-# results/robot.md (slow: a full build per check the first time)
+# results/robot.md, from the cells on record in results/robot-cells.tsv
+# (slow: a full build per check the first time on a machine)
 robot:
 	@scripts/robot.sh
 
