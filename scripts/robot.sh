@@ -54,6 +54,7 @@ if [ ! -e "$WT/.git" ]; then
 		die "cannot create the worktree $WT"
 fi
 commits=(base $(git -C "$LINUX" rev-list --reverse "base..$REV"))
+trees=($(for c in "${commits[@]}"; do git -C "$LINUX" rev-parse "$c^{tree}"; done))
 touched=$(git -C "$LINUX" diff --name-only "base..$REV" -- '*.c')
 
 # what each check adds to tinyconfig and the guest's fragments (all of
@@ -146,15 +147,13 @@ warnings() {
 }
 
 CELLS=$TOP/results/robot-cells.tsv
-tree() { git -C "$LINUX" rev-parse "${commits[$1]}^{tree}"; }
-key() { # key CHECK I: the commit's tree and the check's config
-	echo "$(tree "$2")-$(sha256sum <"$R/$1.config" | cut -c1-12)"
-}
+sha() { sha256sum <"$R/$1.config" | cut -c1-12; } # sha CHECK: its config's
+key() { echo "${trees[$2]}-$(sha "$1")"; } # key CHECK I: tree and config
 # recorded CHECK I [SHA]: the latest result on record for the commit's
 # tree, with that config if SHA is given
 recorded() {
 	[ -f "$CELLS" ] || return 1
-	awk -F '\t' -v c="$1" -v t="$(tree "$2")" -v s="${3:-}" \
+	awk -F '\t' -v c="$1" -v t="${trees[$2]}" -v s="${3:-}" \
 		'$1 == c && $2 == t && (s == "" || $3 == s) { r = $4 }
 		 END { if (r == "") exit 1; print r }' "$CELLS"
 }
@@ -162,7 +161,7 @@ recorded() {
 # the base is judged here, as its warnings are what the rows are judged by
 done_cell() {
 	[ -f "$R/$1/$(key "$1" "$2").res" ] ||
-		{ [ "$2" != 0 ] && recorded "$1" "$2" "$(key "$1" "$2" | cut -d- -f2)" >/dev/null; }
+		{ [ "$2" != 0 ] && recorded "$1" "$2" "$(sha "$1")" >/dev/null; }
 }
 # result CHECK I: the cell's result, or "-" where none is on record
 result() {
@@ -170,7 +169,7 @@ result() {
 		if [ -f "$R/$1/$(key "$1" "$2").res" ]; then
 			cat "$R/$1/$(key "$1" "$2").res"
 		else
-			recorded "$1" "$2" "$(key "$1" "$2" | cut -d- -f2)" || echo -
+			recorded "$1" "$2" "$(sha "$1")" || echo -
 		fi
 	else
 		recorded "$1" "$2" || echo -
@@ -178,8 +177,8 @@ result() {
 }
 # record CHECK I: put the cell's result on record
 record() {
-	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$(tree "$2")" \
-		"$(key "$1" "$2" | cut -d- -f2)" "$(cat "$R/$1/$(key "$1" "$2").res")" \
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "${trees[$2]}" "$(sha "$1")" \
+		"$(cat "$R/$1/$(key "$1" "$2").res")" \
 		"$(date -u +%Y-%m-%dT%H:%MZ)" >>"$CELLS"
 }
 
