@@ -260,15 +260,16 @@ static void throtl_tokens_test(struct kunit *test)
 /*
  * The floor of a budget (throtl_read_floor()): THROTL_READ_WAIT_NS of the
  * rate or 16 KiB, shared among the bios queued (but for one, the reader's
- * own window), and never so small that
- * reads of that size at the bps limit would exceed the iops limit.
+ * own window) down to 16 KiB or, if less, the whole pages the rate
+ * accrues in THROTL_READ_WAIT_NS, and never so small that reads of that
+ * size at the bps limit would exceed the iops limit.
  */
 static void throtl_read_floor_test(struct kunit *test)
 {
 	static const u64 rates[] = { 1, 4096, 100 * 1024, SZ_1M, 10 * SZ_1M,
 				     100ULL * SZ_1G };
 	static const unsigned int iops[] = { 1, 7, 100, 200, 1000, 100000 };
-	u64 floor, rate;
+	u64 floor, rate, least;
 	unsigned int i, j;
 
 	/* 1 MiB/s accrues 4 KiB in 4 ms: 16 KiB is the floor */
@@ -279,10 +280,23 @@ static void throtl_read_floor_test(struct kunit *test)
 	/* one bio queued, the reader's own window: all of it */
 	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 1),
 			(u64)SZ_16K);
-	/* eight bios queued: an eighth of it */
+	/* eight bios queued: an eighth of it, but the page 4 ms accrues */
+	least = round_down(4195ULL, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8),
-			(u64)SZ_2K);
+			max_t(u64, SZ_2K, least));
 	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, UINT_MAX),
+			least);
+	/* 10 MiB/s: an eighth would be 5 KiB, shared down to 16 KiB only */
+	least = round_down((u64)SZ_16K, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 8),
+			max_t(u64, 5243, least));
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 2),
+			20972ULL);
+	/* from 4 MiB/s up, 16 KiB however many wait */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(4 * SZ_1M, UINT_MAX, UINT_MAX),
+			least);
+	/* under 1 MiB/s 4 ms accrues less than a page: shared to nothing */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_512K, UINT_MAX, UINT_MAX),
 			0ULL);
 	/* rbps=1MiB/s riops=100: 16 KiB; queued, 10 KiB and a bit */
 	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 0), (u64)SZ_16K);

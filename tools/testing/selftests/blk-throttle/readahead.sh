@@ -26,7 +26,8 @@
 # their group's limit within 25%: a reader whose fitted windows lose the
 # readahead mark reads one bio at a time, while readers that keep theirs
 # have a window in flight as they read and twice its share of the
-# group's queue.
+# group's queue. At 10 MiB/s their mean read is at least 12 KiB: fitted
+# windows shared among them stop at 16 KiB, not at a page.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -49,7 +50,7 @@ if ! command -v mkfs.ext4 >/dev/null; then
 	exit "$KSFT_SKIP"
 fi
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 20
+ktap_set_plan 22
 
 # 1-3: the block device itself, read through its page cache
 bt_limited_read bdev-1m 1048576 max 20000 12 --filename="$BT_DEV" \
@@ -87,25 +88,50 @@ bt_limited_read both-1m 1048576 100 20000 12 --filename="$FILE" \
 bt_limited_read both-10m 10485760 200 10000 51 --filename="$FILE" \
 	--ioengine=psync
 
-# 19: eight readers, each on its own part of the file, in one group at
-# 1 MiB/s: the slowest gets at least 75% of the fastest one's rate
-CG=$(bt_cgroup eight)
-echo "$BT_MAJMIN rbps=1048576" >"$CG/io.max"
-out=$BT_OUTDIR/$BT_NAME-eight.json
-bt_drop_caches
-bt_fio "$CG" "$out" --name=eight --filename="$FILE" --rw=read --bs=4k \
-	--ioengine=psync --numjobs=8 --size=$((mib / 8))M \
-	--offset_increment=$((mib / 8))M --time_based --runtime="$BT_RUNTIME" ||
-	ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
-eval "$(bt_stats --per-job "$out")"
-rates=$(for i in $(seq 0 $((njobs - 1))); do v=job${i}_bw_kib_s; echo "${!v}"; done)
-share=$(echo "$rates" | awk 'NR == 1 || $1 < lo { lo = $1 }
-	$1 > hi { hi = $1 } END { printf "%.3f", hi ? lo / hi : 0 }')
-ktap_print_msg "eight readers: KiB/s" $rates
+# eight_readers NAME RBPS - eight readers, each on its own part of the
+# file, in one group at RBPS: sets share (the slowest reader's rate over
+# the fastest one's) and kib (the group's mean device read)
+eight_readers() {
+	local cg out rates
+
+	cg=$(bt_cgroup "$1")
+	echo "$BT_MAJMIN rbps=$2" >"$cg/io.max"
+	out=$BT_OUTDIR/$BT_NAME-$1.json
+	bt_drop_caches
+	bt_fio "$cg" "$out" --name="$1" --filename="$FILE" --rw=read --bs=4k \
+		--ioengine=psync --numjobs=8 --size=$((mib / 8))M \
+		--offset_increment=$((mib / 8))M --time_based \
+		--runtime="$BT_RUNTIME" ||
+		ktap_exit_fail_msg "fio failed: $(cat "$out.err")"
+	eval "$(bt_stats --per-job "$out")"
+	rates=$(for i in $(seq 0 $((njobs - 1))); do
+		v=job${i}_bw_kib_s
+		echo "${!v}"
+	done)
+	share=$(echo "$rates" | awk 'NR == 1 || $1 < lo { lo = $1 }
+		$1 > hi { hi = $1 } END { printf "%.3f", hi ? lo / hi : 0 }')
+	kib=$(bt_read_bio_kib "$cg")
+	ktap_print_msg "$1: KiB/s" $rates "; $(bt_iostat "$cg" rios)" \
+		"device reads of ${kib:-?} KiB"
+}
+
+# 19: eight readers in one group at 1 MiB/s: the slowest gets at least
+# 75% of the fastest one's rate
+eight_readers eight 1048576
 ktap_test_result "eight readers: slowest / fastest $share >= 0.75" \
 	at_most 0.75 "$share"
 
-# 20: a group with no limit, next to limited ones on the same device,
+# 20-21: eight readers at 10 MiB/s, as fair, and in reads of 12 KiB or
+# more: the limit accrues 40 KiB in 4 ms, and sharing it among the reads
+# waiting stops at 16 KiB; shared down to a page it would be 5 KiB, and
+# the group would issue twelve times the IOs of 64 KiB windows
+eight_readers eight-10m 10485760
+ktap_test_result "eight readers at 10 MiB/s: slowest / fastest $share >= 0.75" \
+	at_most 0.75 "$share"
+ktap_test_result "eight readers at 10 MiB/s: mean device read ${kib:-?} KiB >= 12 KiB" \
+	at_most 12 "${kib:-0}"
+
+# 22: a group with no limit, next to limited ones on the same device,
 # reads in full readahead windows: its mean read is not cut down
 CG=$(bt_cgroup nolimit)
 out=$BT_OUTDIR/$BT_NAME-nolimit.json
