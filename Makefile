@@ -50,7 +50,7 @@ test: setup
 	@scripts/check-series.sh
 	@scripts/check-docs.sh
 	@DEBUG_BESIDE=1 scripts/control.sh $(HZ)
-	@DEBUG=1 scripts/run-tests.sh patched $(HZ)
+	@$(MAKE) --no-print-directory test-debug HZ=$(HZ)
 
 # The timing kselftests on the virtual clock, patched and vanilla, in one
 # table (build/out/control-hzHZ.md, copied to results/)
@@ -63,9 +63,13 @@ N ?= 10
 repeat: setup
 	@scripts/repeat.sh $(N) $(HZ)
 
-# Only the debug variant (kconfig/debug.config): its functional tests
+# Only the debug variant (kconfig/debug.config): its functional tests,
+# then cpus.sh on twelve vCPUs (its NR_CPUS allows them) on the virtual
+# clock, where the emulator's speed does not decide the rates
 test-debug: setup
 	@DEBUG=1 scripts/run-tests.sh patched $(HZ)
+	@DEBUG=1 CLOCK=virtual CLOCK_CPUS=12 RUN=cpus TESTS=cpus.sh BLK_THROTTLE_RUNTIME=10 \
+		scripts/run-tests.sh patched $(HZ)
 
 # The KCSAN variant (kconfig/kcsan.config, in place of KASAN): the same
 # functional tests, failing on any data-race report

@@ -5,12 +5,13 @@ vanilla, in one table. Passes only if every check passes on the patched
 kernel, with no SKIP and no XFAIL, and every check the series exists for
 (CONTROL below) fails on vanilla by a wide margin.
 
-    control.py PATCHED_OUT VANILLA_OUT... [--md FILE]
+    control.py PATCHED_OUT... --vanilla VANILLA_OUT... [--md FILE]
 
 Each OUT is a run-tests.sh output directory; its kselftest/*.sh logs are
-read. Vanilla may be spread over several runs (its io.max parsing cases
-run in a guest of their own: on vanilla, one of them divides by zero in
-the kernel). A check the vanilla kernel did not report because its guest
+read. Each kernel may be spread over several runs: cpus.sh runs in a
+guest of more CPUs than the others, and vanilla's io.max parsing cases
+in a guest of their own (on vanilla, one of them divides by zero in the
+kernel). A check the vanilla kernel did not report because its guest
 died in the middle counts as failed, and the table says so.
 
 Every bound is reported by the tests as "DESC: VALUE UNIT OP BOUND UNIT"
@@ -119,6 +120,16 @@ def read_run(outdir):
     return checks, died
 
 
+def read_runs(outdirs):
+    """read_run() over several runs of one kernel, merged"""
+    checks, died = {}, set()
+    for outdir in outdirs:
+        c, d = read_run(outdir)
+        checks.update(c)
+        died |= d
+    return checks, died
+
+
 def find(checks, test, start):
     """the check of test whose description is start, or else begins so"""
     if (test, start) in checks:
@@ -144,14 +155,13 @@ def main():
         i = args.index("--md")
         md = args[i + 1]
         del args[i:i + 2]
-    if len(args) < 2:
+    if "--vanilla" not in args:
         sys.exit(__doc__)
-    patched, pdied = read_run(args[0])
-    vanilla, vdied = {}, set()
-    for outdir in args[1:]:
-        c, d = read_run(outdir)
-        vanilla.update(c)
-        vdied |= d
+    i = args.index("--vanilla")
+    if not i or i == len(args) - 1:
+        sys.exit(__doc__)
+    patched, pdied = read_runs(args[:i])
+    vanilla, vdied = read_runs(args[i + 1:])
 
     bad = []
     if not patched:

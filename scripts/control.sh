@@ -11,9 +11,9 @@
 #
 #   control.sh [HZ]    (default 1000)
 #
-# The patched and the vanilla guest run at once, each on one vCPU: on
-# the virtual clock the host's load changes nothing they measure, only
-# how long they take. For the same reason DEBUG_BESIDE=1 (make test)
+# The patched and the vanilla guest run at once, each on one vCPU, then
+# each kernel's cpus.sh on eight: on the virtual clock the host's load
+# changes nothing they measure, only how long they take. For the same reason DEBUG_BESIDE=1 (make test)
 # builds the debug variant meanwhile; the guests do not touch the tree.
 #
 # Vanilla's io.max parsing cases run in a guest of their own, after its
@@ -31,6 +31,10 @@ HZ=${1:-${HZ:-1000}}
 export CLOCK=virtual
 TIMING="tail_latency.sh pacing.sh regressions.sh readahead.sh"
 TIMING="$TIMING writeback.sh stacked.sh"
+# cpus.sh reads from every CPU: a guest of its own, of as many vCPUs as
+# the guest's kernel allows (NR_CPUS, kconfig/base.config; the debug
+# variant, which allows more, runs it on twelve: run-tests.sh)
+CPUS=8
 sfx=${RUN:+-$RUN}
 OUT=$BUILD/out
 mkdir -p "$OUT"
@@ -54,13 +58,22 @@ if [ "${DEBUG_BESIDE:-0}" = 1 ]; then
 fi
 
 say "patched and vanilla on the virtual clock (logs: $OUT/control-*-hz$HZ$sfx.log)"
-RUN=${RUN:-} IMAGE=$PIMAGE TESTS="io_max_interface.sh $TIMING" \
-	"$TOP/scripts/run-tests.sh" patched "$HZ" \
-	>"$OUT/control-patched-hz$HZ$sfx.log" 2>&1 &
+{
+	RUN=${RUN:-} IMAGE=$PIMAGE TESTS="io_max_interface.sh $TIMING" \
+		"$TOP/scripts/run-tests.sh" patched "$HZ"
+	rc=$?
+	RUN=cpus$sfx CLOCK_CPUS=$CPUS BLK_THROTTLE_RUNTIME=10 \
+		IMAGE=$PIMAGE TESTS=cpus.sh \
+		"$TOP/scripts/run-tests.sh" patched "$HZ" || rc=1
+	exit $rc
+} >"$OUT/control-patched-hz$HZ$sfx.log" 2>&1 &
 patched=$!
 # vanilla fails, as it should: only control.py judges it
 {
 	RUN=control$sfx IMAGE=$VIMAGE TESTS="$TIMING" \
+		"$TOP/scripts/run-tests.sh" vanilla "$HZ"
+	RUN=control-cpus$sfx CLOCK_CPUS=$CPUS BLK_THROTTLE_RUNTIME=10 \
+		IMAGE=$VIMAGE TESTS=cpus.sh \
 		"$TOP/scripts/run-tests.sh" vanilla "$HZ"
 	RUN=control-iomax$sfx IMAGE=$VIMAGE TESTS=io_max_interface.sh \
 		BOOT_TIMEOUT=600 BOOT_APPEND="oops=panic panic=-1" \
@@ -73,7 +86,9 @@ sed -n '/^KUnit (from/,$p' "$OUT/control-patched-hz$HZ$sfx.log"
 echo
 echo "The negative control, HZ=$HZ on the virtual clock: patched and vanilla"
 python3 "$TOP/scripts/control.py" "$OUT/test-patched-hz$HZ-virtual$sfx" \
-	"$OUT/test-vanilla-hz$HZ-virtual-control$sfx" \
+	"$OUT/test-patched-hz$HZ-virtual-cpus$sfx" \
+	--vanilla "$OUT/test-vanilla-hz$HZ-virtual-control$sfx" \
+	"$OUT/test-vanilla-hz$HZ-virtual-control-cpus$sfx" \
 	"$OUT/test-vanilla-hz$HZ-virtual-control-iomax$sfx" \
 	--md "$OUT/control-hz$HZ$sfx.md"
 control_rc=$?

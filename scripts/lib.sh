@@ -23,12 +23,13 @@ mkdir -p "$BUILD" "$LOGS"
 ICOUNT_OPTS="-icount shift=0,sleep=off"
 
 # use_clock - set the guest up for CLOCK: host (the default) leaves
-# boot.sh's choices; virtual is TCG, one vCPU and ICOUNT_OPTS
+# boot.sh's choices; virtual is TCG, ICOUNT_OPTS and one vCPU, or
+# CLOCK_CPUS (the vCPUs take turns on the one thread)
 use_clock() {
 	case ${CLOCK:-host} in
 	host) ;;
 	virtual)
-		export ACCEL=tcg GUEST_CPUS=1
+		export ACCEL=tcg GUEST_CPUS=${CLOCK_CPUS:-1}
 		export BOOT_QEMU_OPTS="${BOOT_QEMU_OPTS:+$BOOT_QEMU_OPTS }$ICOUNT_OPTS" ;;
 	*) die "CLOCK must be host or virtual" ;;
 	esac

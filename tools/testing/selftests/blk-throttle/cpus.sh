@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One group read from every CPU at once. A CPU may hold a window (a
+# millisecond) of its group's limits as a credit of its own, which the
+# group's bios on that CPU spend without touching the group's buckets;
+# at most eight CPUs hold one at a time, and the others take their
+# tokens bio by bio. Whatever the number of CPUs, the group's rate must
+# hold, under an iops and under a bps limit, with no CPU's reader
+# starved; and a limit written while every CPU reads must bind at once,
+# whatever the CPUs held of the limit before. On a machine of more than
+# eight CPUs this is also the test of the CPUs past the eighth.
+#
+# The limits are low enough for a slow machine (a debug kernel in an
+# emulator) to exceed them. Bounds: each rate within 3% of its limit
+# after the first burst (one bucket, 100 ms of the limit); the slowest CPU's reader at least half
+# the readers' mean rate (where the CPUs do not all run at once, as an
+# emulator's vCPUs may not, one CPU's reader can get twice the others'
+# rate, and the slowest then three quarters of the mean; a starved
+# reader gets next to nothing). The
+# limit lowered from 10,000,000 to 1,000 IOPS, so that a CPU's credit of
+# the old limit holds 10,000 IOs: the IOs of the four seconds after it,
+# less the new limit's bucket, within 5% of 1,000 a second. Credit of
+# the old limit spent after the change would add up to 80,000.
+
+DIR="$(dirname "$(readlink -f "$0")")"
+. "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/blk_throttle_lib.sh"
+
+NCPUS=$(nproc)
+
+ktap_print_header
+bt_require
+bt_setup_dev
+ktap_set_plan 5
+ktap_print_msg "$NCPUS CPUs, a reader on each"
+
+# readers NAME RUNTIME IO.MAX - a 4 KiB direct random reader on each CPU,
+# bound to it, in a new group NAME limited to IO.MAX, for RUNTIME
+# seconds, in the background; sets CG, OUT and PID
+readers() {
+	CG=$(bt_cgroup "$1")
+	echo "$BT_MAJMIN $3" >"$CG/io.max"
+	OUT=$BT_OUTDIR/$BT_NAME-$1.json
+	bt_fio "$CG" "$OUT" --name="$1" --filename="$BT_DEV" --rw=randread \
+		--bs=4k --direct=1 --ioengine=psync --norandommap \
+		--numjobs="$NCPUS" --cpus_allowed=0-$((NCPUS - 1)) \
+		--cpus_allowed_policy=split --time_based --runtime="$2" &
+	PID=$!
+}
+
+# share - from bt_stats --per-job: sets rates, each reader's IOPS, and
+# s, the slowest one's over their mean
+share() {
+	local i v
+
+	rates=$(for i in $(seq 0 $((njobs - 1))); do
+		v=job${i}_iops
+		printf '%.0f\n' "${!v}"
+	done)
+	s=$(echo "$rates" | awk 'NR == 1 || $1 < lo { lo = $1 } { t += $1 }
+		END { printf "%.3f", t ? lo * NR / t : 0 }')
+}
+
+# 1, 2: riops=4000, 4 IOs a millisecond: a credit holds four
+readers iops "$BT_RUNTIME" "riops=4000"
+wait "$PID" || ktap_exit_fail_msg "fio failed: $(cat "$OUT.err")"
+eval "$(bt_stats --per-job "$OUT")"
+paced=$(bt_paced "$ios" 1 4000)
+share
+ktap_print_msg "riops=4000: $iops IOPS ($paced after the first burst)," \
+	"readers' IOPS" $rates", slowest / mean $s," \
+	"p99=${p99_us}us max=${max_us}us"
+bt_within "riops=4000 from $NCPUS CPUs, IOPS after the first burst" \
+	"$paced" 4000 3 IOPS
+ktap_test_result "riops=4000 from $NCPUS CPUs: slowest / mean $s >= 0.5" \
+	at_most 0.5 "$s"
+
+# 3, 4: rbps=16MiB/s, four 4 KiB reads a millisecond
+readers bps "$BT_RUNTIME" "rbps=16777216"
+wait "$PID" || ktap_exit_fail_msg "fio failed: $(cat "$OUT.err")"
+eval "$(bt_stats --per-job "$OUT")"
+paced=$(bt_paced "$ios" 4 16384)
+share
+ktap_print_msg "rbps=16MiB/s: $bw_kib_s KiB/s ($paced after the first" \
+	"burst), readers' IOPS" $rates", slowest / mean $s," \
+	"p99=${p99_us}us max=${max_us}us"
+bt_within "rbps=16MiB/s from $NCPUS CPUs, KiB/s after the first burst" \
+	"$paced" 16384 3 KiB/s
+ktap_test_result "rbps=16MiB/s from $NCPUS CPUs: slowest / mean $s >= 0.5" \
+	at_most 0.5 "$s"
+
+# 5: riops=10000000 lowered to 1000 after two seconds of reads
+readers lowered 8 "riops=10000000"
+while ! bt_started "$CG"; do
+	bt_sleep 0.01
+done
+bt_sleep 2
+echo "$BT_MAJMIN riops=1000" >"$CG/io.max"
+read -r t0 rb0 _ < <(bt_charged "$CG")
+bt_sleep 4
+read -r t1 rb1 _ < <(bt_charged "$CG")
+wait "$PID" || ktap_exit_fail_msg "fio failed: $(cat "$OUT.err")"
+n=$(((rb1 - rb0) / 4096))
+read -r secs rate < <(awk -v n="$n" -v a="$t0" -v b="$t1" \
+	'BEGIN { printf "%.2f %.1f\n", b - a, (n - 100) / (b - a) }')
+ktap_print_msg "riops=10000000 lowered to 1000: $n IOs in the $secs s after"
+bt_within "riops lowered to 1000 as $NCPUS CPUs read, IOPS after its bucket" \
+	"$rate" 1000 5 IOPS
+
+ktap_finished
