@@ -66,19 +66,22 @@ run_logged "$LOGS/config-$VARIANT-$flavour.log" bash -c "
 	'$LINUX/scripts/kconfig/merge_config.sh' -m -O '$cfg' '$cfg/.config' ${frags[*]} &&
 	make -C '$LINUX' O='$cfg' -s olddefconfig"
 
+# config_sym LINE - the symbol a fragment's line sets, or nothing
+config_sym() {
+	[[ $1 =~ ^(\# )?(CONFIG_[A-Za-z0-9_]+)[=\ ] ]] && echo "${BASH_REMATCH[2]}"
+}
 # each symbol is the last fragment's that sets it (debug.config raises
 # base.config's NR_CPUS, say): only that fragment's value is checked
 declare -A last
 for f in "${frags[@]}"; do
-	for sym in $(sed -nE 's/^(# )?(CONFIG_[A-Za-z0-9_]+)[= ].*/\2/p' "$f"); do
-		last[$sym]=$f
-	done
+	while IFS= read -r line; do
+		sym=$(config_sym "$line") && last[$sym]=$f
+	done <"$f"
 done
 bad=0
 for f in "${frags[@]}"; do
 	while IFS= read -r line; do
-		sym=$(echo "$line" | sed -nE 's/^(# )?(CONFIG_[A-Za-z0-9_]+)[= ].*/\2/p')
-		[ -z "$sym" ] || [ "${last[$sym]}" = "$f" ] || continue
+		sym=$(config_sym "$line") && [ "${last[$sym]}" != "$f" ] && continue
 		# the tick rate is the HZ fragment's to decide
 		[ "$f" = "$hzfrag" ] || case $line in *CONFIG_HZ_[0-9]*) continue ;; esac
 		case $line in

@@ -13,8 +13,9 @@
 #
 # The patched and the vanilla guest run at once, each on one vCPU, then
 # each kernel's cpus.sh on eight: on the virtual clock the host's load
-# changes nothing they measure, only how long they take. For the same reason DEBUG_BESIDE=1 (make test)
-# builds the debug variant meanwhile; the guests do not touch the tree.
+# changes nothing they measure, only how long they take. For the same
+# reason DEBUG_BESIDE=1 (make test) builds the debug variant meanwhile;
+# the guests do not touch the tree.
 #
 # Vanilla's io.max parsing cases run in a guest of their own, after its
 # timing tests: writing 2^32 to a cgroup v1 iops file makes vanilla
@@ -33,7 +34,7 @@ TIMING="tail_latency.sh pacing.sh regressions.sh readahead.sh"
 TIMING="$TIMING writeback.sh stacked.sh"
 # cpus.sh reads from every CPU: a guest of its own, of as many vCPUs as
 # the guest's kernel allows (NR_CPUS, kconfig/base.config; the debug
-# variant, which allows more, runs it on twelve: run-tests.sh)
+# variant, which allows more, runs it on twelve: make test-debug)
 CPUS=8
 sfx=${RUN:+-$RUN}
 OUT=$BUILD/out
