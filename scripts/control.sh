@@ -95,7 +95,7 @@ python3 "$TOP/scripts/control.py" "$OUT/test-patched-hz$HZ-virtual$sfx" \
 control_rc=$?
 if [ -n "$beside" ]; then
 	wait $beside || { tail -n 20 "$OUT/debug-build.log"; die "the debug build failed"; }
-	say "$(grep 'built patched' "$OUT/debug-build.log" | sed 's/^==> //')"
+	say "$(grep 'built patched' "$OUT/debug-build.log" | sed 's/^==> \(\[[0-9:]*\] \)\{0,1\}//')"
 fi
 [ $patched_rc = 0 ] || die "tests failed on the patched kernel (above)"
 [ $control_rc = 0 ] || die "the negative control failed (above)"
