@@ -55,6 +55,9 @@ def main():
             continue
         first = [ms for t, _, ms in rs if t < 1000]
         rest = sorted(ms for t, _, ms in rs if t >= 1000)
+        if not first or not rest:
+            print("%s %s: the run is shorter than two seconds" % (label, name))
+            continue
         print("%s %s: %d reads; the first second's slowest %.1f ms; "
               "after it %d reads, p99.9 %.1f, p99.99 %.1f, slowest %.1f ms"
               % (label, name, len(rs), max(first), len(rest),
