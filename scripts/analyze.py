@@ -249,18 +249,26 @@ def spread(o, k):
     return " (%d rounds: %.1f-%.1f%%)" % (len(r), 100 * min(r), 100 * max(r))
 
 
-def clat_ms(d, name, rnd="*"):
-    """Every IO's completion latency in ms, from fio's latency logs (of
-    round rnd, or of all rounds)."""
-    vals = []
+def clat_reads(d, name, rnd="*"):
+    """Every IO of fio's latency logs (of round rnd, or of all rounds),
+    one log a job: (when it completed in ms since the job started, the
+    job's number, its completion latency in ms)."""
+    ios = []
     pattern = "%s.r%s_clat.*.log" % (name, rnd)
     for path in sorted(glob.glob(os.path.join(d, pattern))):
+        job = int(path.rsplit(".", 2)[1])
         with open(path) as f:
             for line in f:
                 fields = line.split(",")
                 if len(fields) > 1:
-                    vals.append(int(fields[1]) / 1e6)
-    return sorted(vals)
+                    ios.append((int(fields[0]), job, int(fields[1]) / 1e6))
+    return ios
+
+
+def clat_ms(d, name, rnd="*"):
+    """Every IO's completion latency in ms, from fio's latency logs (of
+    round rnd, or of all rounds)."""
+    return sorted(ms for _, _, ms in clat_reads(d, name, rnd))
 
 
 def rate_in_bytes(io_max):

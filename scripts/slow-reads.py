@@ -10,20 +10,8 @@ of each other: how many, how many caught every reader, and the TOP
   slow-reads.py [--ms MS] [--top TOP] LABEL=DIR NAME...
 """
 import argparse
-import glob
-import os
 
-
-def reads(d, name):
-    """(end in ms since the run's start, reader, latency in ms)"""
-    out = []
-    for path in glob.glob(os.path.join(d, "%s.r1_clat.*.log" % name)):
-        reader = int(path.rsplit(".", 2)[1])
-        with open(path) as f:
-            for line in f:
-                t, ns = line.split(",")[:2]
-                out.append((int(t), reader, int(ns) / 1e6))
-    return sorted(out)
+from analyze import clat_reads
 
 
 def bursts(slow):
@@ -50,13 +38,14 @@ def main():
     a = ap.parse_args()
     label, d = a.dir.split("=", 1)
     for name in a.names:
-        rs = reads(d, name)
+        rs = sorted(clat_reads(d, name, 1))
         if not rs:
             continue
         first = [ms for t, _, ms in rs if t < 1000]
         rest = sorted(ms for t, _, ms in rs if t >= 1000)
         if not first or not rest:
-            print("%s %s: the run is shorter than two seconds" % (label, name))
+            print("%s %s: no reads on one side of the first second"
+                  % (label, name))
             continue
         print("%s %s: %d reads; the first second's slowest %.1f ms; "
               "after it %d reads, p99.9 %.1f, p99.99 %.1f, slowest %.1f ms"
