@@ -265,6 +265,18 @@ def clat_reads(d, name, rnd="*"):
     return ios
 
 
+def bursts(slow):
+    """IOs from clat_reads() grouped into bursts: each ends within 50 ms
+    of the one before."""
+    out = []
+    for r in slow:
+        if out and r[0] - out[-1][-1][0] <= 50:
+            out[-1].append(r)
+        else:
+            out.append([r])
+    return out
+
+
 def clat_ms(d, name, rnd="*"):
     """Every IO's completion latency in ms, from fio's latency logs (of
     round rnd, or of all rounds)."""

@@ -53,6 +53,8 @@
 #   guest-bench.sh OUTDIR [SCENARIO.fio...]
 #
 # With no SCENARIO, those listed in OUTDIR/runs, one a line.
+# BENCH_UNIX_TIMES=1 times the latency logs' IOs in Unix ms (fio's
+# log_unix_epoch), not from the job's start: guest-trace.sh's choice.
 set -u
 OUT=${1:?}
 shift
@@ -169,7 +171,8 @@ for job in "$@"; do
 		r=$((r + 1))
 	done
 	res=$OUT/$name.r$r.json
-	latlog=(--write_lat_log="$OUT/$name.r$r" --log_avg_msec=0)
+	latlog=(--write_lat_log="$OUT/$name.r$r" --log_avg_msec=0
+		${BENCH_UNIX_TIMES:+--log_unix_epoch=1})
 	grep -q '^; latlog: off' "$job" && latlog=()
 
 	echo "== $name (round $r): io.max '$limit' on $BT_DEV${fs:+ ($fs)} (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"

@@ -16,7 +16,11 @@
 #   irq:softirq_*, irq_vectors:local_timer_*
 #                              the softirqs and the tick in between
 #
-# scripts/trace-seed.py splits each read's time into these steps.
+# scripts/trace-seed.py splits each read's time into these steps. The
+# latency logs of the scenarios that keep them time each IO in Unix ms,
+# and OUTDIR/realtime-offset holds CLOCK_REALTIME - CLOCK_MONOTONIC in
+# seconds, to put those IOs on the trace's clock (scripts/trace-bursts.py
+# does, for the bursts of slow reads).
 #
 #   guest-trace.sh OUTDIR SCENARIO.fio...
 set -u
@@ -48,8 +52,11 @@ for ev in kprobes/throtl_bio kprobes/throtl_bio_ret \
 	fi
 done
 
+python3 -c 'import time; print("%.9f" % (time.clock_gettime(
+	time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC)))' \
+	>"$OUT/realtime-offset" || exit 1
 echo 1 >"$T/tracing_on"
-"$(dirname "$0")/guest-bench.sh" "$OUT" "$@"
+BENCH_UNIX_TIMES=1 "$(dirname "$0")/guest-bench.sh" "$OUT" "$@"
 rc=$?
 echo 0 >"$T/tracing_on"
 cat "$T/per_cpu/cpu"*/stats | grep -i overrun >"$OUT/trace-overruns.txt"

@@ -11,18 +11,7 @@ of each other: how many, how many caught every reader, and the TOP
 """
 import argparse
 
-from analyze import clat_reads
-
-
-def bursts(slow):
-    """slow reads grouped: each ends within 50 ms of the one before"""
-    out = []
-    for r in slow:
-        if out and r[0] - out[-1][-1][0] <= 50:
-            out[-1].append(r)
-        else:
-            out.append([r])
-    return out
+from analyze import bursts, clat_reads
 
 
 def pct(sorted_ms, p):

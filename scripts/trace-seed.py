@@ -24,27 +24,11 @@ later) to its function, on an idle CPU and on a busy one.
 
   trace-seed.py TRACE [THRESHOLD_MS]
 """
-import re
 import sys
 
-LINE = re.compile(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?"
-                  r"(\d+\.\d+): (\w+): (.*)$")
-KV = re.compile(r"(\w+)=(\S+)")
-TIMER_FN = "throtl_pending_timer_fn"
-WORK_FN = "blk_throtl_dispatch_work_fn"
+from trace_events import TIMER_FN, WORK_FN, events
+
 STEPS = ("due", "timer", "worker", "issue", "device", "wakeup", "run")
-
-
-def events(path):
-    """(ns, cpu, comm, pid, event, fields, text) for each trace line."""
-    with open(path, errors="replace") as f:
-        for line in f:
-            m = LINE.match(line)
-            if not m:
-                continue
-            comm, pid, cpu, ts, ev, rest = m.groups()
-            yield (round(float(ts) * 1e9), int(cpu), comm.strip(),
-                   int(pid), ev, dict(KV.findall(rest)), rest)
 
 
 def reads(evs):
