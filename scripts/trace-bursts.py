@@ -11,9 +11,12 @@ The slow reads (over MS, default 30) of NAME's latency logs are grouped
 into bursts as slow-reads.py groups them; a burst's span runs from the
 first of its reads' starts to the last one's end. Job N of the fio run
 is the Nth of its processes by pid, among those that reached the
-throttle. Two tables, a row for each of the TOP (default 10) bursts with
-the slowest reads, one for all bursts together, and one for the rest of
-the run (its reads from 1 ms to MS: those that waited for a bio).
+throttle. First, over the whole run, how long the bios the dispatch
+work sent on waited from then to their request's issue (percentiles),
+and how often its kworkers were preempted;
+then two tables, a row for each of the TOP (default 10) bursts with the
+slowest reads, one for all bursts together, and one for the rest of the
+run (its reads from 1 ms to MS: those that waited for a bio).
 
 Where the slow reads' time went, in ms, the mean over the burst's reads.
 A read is split at the events of the bio its reader waited for: of the
@@ -77,7 +80,7 @@ def timeline(evs):
     busy, last, dispatching, sent, issued = {}, {}, {}, {}, {}
     idle_since = {}
     fifo, due, expired = collections.deque(), None, None
-    m["unmatched"] = 0
+    m["unmatched"], m["preempted"], workers = 0, 0, set()
     for ts, cpu, comm, pid, ev, kv, text in evs:
         if busy.get(cpu) and ts - last[cpu] > 10**6:
             m["silent"].append((last[cpu], ts))
@@ -92,6 +95,8 @@ def timeline(evs):
             if prev in state:
                 state[prev].append((ts, "cpu" if kv["prev_state"][0] == "R"
                                     else "slept"))
+            if prev in workers and kv["prev_state"][0] == "R":
+                m["preempted"] += 1
             if nxt in state:
                 state[nxt].append((ts, "ran"))
         elif ev == "sched_wakeup" and int(kv["pid"]) in state:
@@ -110,6 +115,8 @@ def timeline(evs):
             expired = due
         elif ev in ("workqueue_execute_start", "workqueue_execute_end"):
             dispatching[cpu] = ev.endswith("start") and WORK_FN in text
+            if dispatching[cpu]:
+                workers.add(pid)
             if dispatching[cpu] and expired is not None:
                 m["late"].append((ts, (ts - expired) / 1e6))
                 expired = None
@@ -295,6 +302,16 @@ def main():
           "dispatch work that the trace did not see queued\n" %
           (a.name, len(rs), len(slow), a.ms, len(groups),
            "s"[len(groups) == 1:], len(top), m["unmatched"]))
+    waits = sorted(b["issued"] - b["sent"] for pb in bios.values()
+                   for b in pb if "issued" in b and b["sent"] > b["queued"])
+    if waits:
+        print("Bios the dispatch work sent on: %d; from sent on to issued: "
+              "p50 %.2f, p99 %.2f, p99.9 %.2f, max %.2f ms; its kworkers "
+              "preempted %d times\n" %
+              ((len(waits),) + tuple(waits[min(len(waits) - 1,
+                                                int(len(waits) * q))] / 1e6
+                                     for q in (0.5, 0.99, 0.999, 1)) +
+               (m["preempted"],)))
     rows = [(label(b, t0, span), b, [span]) for span, b in top]
     if every:
         rows.append((label(every, t0), every, spans))
