@@ -11,7 +11,8 @@ The slow reads (over MS, default 30) of NAME's latency logs are grouped
 into bursts as slow-reads.py groups them; a burst's span runs from the
 first of its reads' starts to the last one's end. Job N of the fio run
 is the Nth of its processes by pid, among those that reached the
-throttle. First, over the whole run, how long the bios the dispatch
+throttle (checked: how many of the reads over 5 ms end with that
+process on a CPU). First, over the whole run, how long the bios the dispatch
 work sent on waited from then to their request's issue (percentiles),
 and how often its kworkers were preempted;
 then two tables, a row for each of the TOP (default 10) bursts with the
@@ -302,6 +303,16 @@ def main():
           "dispatch work that the trace did not see queued\n" %
           (a.name, len(rs), len(slow), a.ms, len(groups),
            "s"[len(groups) == 1:], len(top), m["unmatched"]))
+    # the check of the jobs' processes: a read that waited ends with its
+    # reader on a CPU, within the ms fio logs and a ms of its clock's
+    # drift from the trace's over a run
+    long = [r for r in rs if r[3] > 5]
+    tied = sum(states(state[pids[job - 1]], end - 2 * 10**6,
+                      end + 10**6)["ran"] > 0 for _, end, job, _ in long)
+    if long:
+        print("Reads over 5 ms that end with the process taken for their "
+              "job on a CPU: %d of %d (%.0f%%)\n" %
+              (tied, len(long), 100.0 * tied / len(long)))
     waits = sorted(b["issued"] - b["sent"] for pb in bios.values()
                    for b in pb if "issued" in b and b["sent"] > b["queued"])
     if waits:
