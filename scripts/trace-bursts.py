@@ -11,13 +11,13 @@ The slow reads (over MS, default 30) of NAME's latency logs are grouped
 into bursts as slow-reads.py groups them; a burst's span runs from the
 first of its reads' starts to the last one's end. Job N of the fio run
 is the Nth of its processes by pid, among those that reached the
-throttle (checked: how many of the reads over 5 ms end with that
-process on a CPU). First, over the whole run, how long the bios the dispatch
+throttle (checked: how many of the reads over 5 ms end with that process
+on a CPU). First, over the whole run, how long the bios the dispatch
 work sent on waited from then to their request's issue (percentiles),
-and how often its kworkers were preempted;
-then two tables, a row for each of the TOP (default 10) bursts with the
-slowest reads, one for all bursts together, and one for the rest of the
-run (its reads from 1 ms to MS: those that waited for a bio).
+and how often its kworkers were preempted; then two tables, a row for
+each of the TOP (default 10) bursts with the slowest reads, one for all
+bursts together, and one for the rest of the run (its reads from 1 ms to
+MS: those that waited for a bio).
 
 Where the slow reads' time went, in ms, the mean over the burst's reads.
 A read is split at the events of the bio its reader waited for: of the
