@@ -277,6 +277,11 @@ def bursts(slow):
     return out
 
 
+def pct(sorted_vals, p):
+    """The p-quantile (0..1) of sorted values: the highest for p=1."""
+    return sorted_vals[min(len(sorted_vals) - 1, int(len(sorted_vals) * p))]
+
+
 def clat_ms(d, name, rnd="*"):
     """Every IO's completion latency in ms, from fio's latency logs (of
     round rnd, or of all rounds)."""

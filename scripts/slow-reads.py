@@ -11,11 +11,7 @@ of each other: how many, how many caught every reader, and the TOP
 """
 import argparse
 
-from analyze import bursts, clat_reads
-
-
-def pct(sorted_ms, p):
-    return sorted_ms[min(len(sorted_ms) - 1, int(len(sorted_ms) * p))]
+from analyze import bursts, clat_reads, pct
 
 
 def main():

@@ -62,7 +62,7 @@ import bisect
 import collections
 import os
 
-from analyze import bursts, clat_reads
+from analyze import bursts, clat_reads, pct
 from trace_events import TIMER_FN, WORK_FN, events
 
 SPLIT = ("before", "throttle", "to issue", "device", "after", "other")
@@ -153,31 +153,34 @@ def timeline(evs):
     return m, state, bios
 
 
-def states(seq, a, b):
-    """{state: ns} of a task's state timeline seq between a and b"""
-    out = dict.fromkeys(STATES, 0)
+def segments(seq, a, b):
+    """(state, from, to) of a task's state timeline seq between a and b"""
     i = bisect.bisect_left(seq, (a,))
     cur, st = a, seq[i - 1][1] if i else "ran"
     for ts, nxt in seq[i:]:
         if ts >= b:
             break
-        out[st] += ts - cur
+        yield st, cur, ts
         cur, st = ts, nxt
-    out[st] += b - cur
+    yield st, cur, b
+
+
+def states(seq, a, b):
+    """{state: ns} of a task's state timeline seq between a and b"""
+    out = dict.fromkeys(STATES, 0)
+    for st, start, end in segments(seq, a, b):
+        out[st] += end - start
     return out
 
 
 def woken(seq, a, b):
     """When a task's state timeline seq last has it woken between a and
     b, or b if it does not sleep there."""
-    i = bisect.bisect_left(seq, (a,))
-    st, when = seq[i - 1][1] if i else "ran", b
-    for ts, nxt in seq[i:]:
-        if ts >= b:
-            break
-        if st == "slept" and nxt != "slept":
-            when = ts
-        st = nxt
+    when, before = b, None
+    for st, start, _ in segments(seq, a, b):
+        if before == "slept" and st != "slept":
+            when = start
+        before = st
     return when
 
 
@@ -319,8 +322,7 @@ def main():
         print("Bios the dispatch work sent on: %d; from sent on to issued: "
               "p50 %.2f, p99 %.2f, p99.9 %.2f, max %.2f ms; its kworkers "
               "preempted %d times\n" %
-              ((len(waits),) + tuple(waits[min(len(waits) - 1,
-                                                int(len(waits) * q))] / 1e6
+              ((len(waits),) + tuple(pct(waits, q) / 1e6
                                      for q in (0.5, 0.99, 0.999, 1)) +
                (m["preempted"],)))
     rows = [(label(b, t0, span), b, [span]) for span, b in top]
