@@ -16,7 +16,8 @@
 # KVM probe), CLOCK=virtual (hz-matrix guests on QEMU's virtual clock,
 # see scripts/run-tests.sh), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds
 # per fio run), SCENARIOS, ROUNDS and RESULTS (which benchmark
-# scenarios, how many rounds of each, where to write them), N (rounds
+# scenarios, how many rounds of each, where to write them), BENCH_DISK=
+# virtio (the scenarios on a virtio-blk disk, not null_blk), N (rounds
 # of make repeat), DRY_RUN=1 (make series with an identity that cannot
 # sign off, to look at the export), NO_BUILD=1 (make insn-count on the
 # images already built), BLKTESTS=DIR (make blktests).

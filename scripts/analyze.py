@@ -457,6 +457,9 @@ def main():
     ap.add_argument("--date", help="when the run started (default: now)")
     ap.add_argument("--rerun", required=True,
                     help="the command that reruns it")
+    ap.add_argument("--device",
+                    help="the disk the scenarios ran on (default: "
+                    "null_blk, with each scenario's attributes)")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
 
@@ -499,7 +502,11 @@ def main():
         limit = header(job, "io.max") or "none"
         nullb = header(job, "nullb") or "defaults"
         ideal = header(job, "ideal_us")
-        entry = {"io_max": limit, "nullb": nullb}
+        entry = {"io_max": limit}
+        if a.device:
+            entry["device"] = a.device
+        else:
+            entry["nullb"] = nullb
         groups = header(job, "groups")
         if groups:
             entry["groups"] = int(groups)
@@ -514,8 +521,8 @@ def main():
 
         plotted = any(lat.values())
         md += ["## %s" % name, "",
-               "io.max `%s`, null_blk `%s`%s.%s" % (
-                   limit, nullb,
+               "io.max `%s`, %s%s.%s" % (
+                   limit, a.device or "null_blk `%s`" % nullb,
                    ", ideal wait %.1f ms" % (float(ideal) / 1000)
                    if ideal else "",
                    " Plot: `%s.png`." % name if plotted else ""), "",

@@ -4,7 +4,8 @@
 the cover letter (72 columns, no markup), from one or more bench.json
 files written by analyze.py.
 
-  bench-table.py [--rates|--costs|--writes|--waits] [--scenarios=a,b] \
+  bench-table.py [--rates|--costs|--writes|--charged|--waits] \
+      [--scenarios=a,b] \
       results/bench.json [...]
 
 --rates prints rate against the rbps limit, the device reads and their
@@ -13,7 +14,8 @@ mean size, and the patched / vanilla ratios instead of the percentiles;
 softirqs a second and system CPU; --writes prints, for buffered
 writers, what the group was charged against its wbps limit, second by
 second, and its device writes, and beside a writer, how long a group
-with no limit waited for its fsyncs and metadata operations; --waits
+with no limit waited for its fsyncs and metadata operations; --charged
+the same for readers behind rbps as well (their device reads); --waits
 prints, for readers held at their limit, the mean wait the rate sets
 beside how the reads share it (mean, percentiles, stdev).
 """
@@ -170,35 +172,49 @@ def cost_table(res):
     return out
 
 
-def write_table(res):
-    """Buffered writers: the charge against wbps, and the stall of
-    others beside them."""
+def write_table(res, dirs="w"):
+    """Groups with a bps limit (writers, or with dirs "rw" readers too):
+    the charge against the limit, and the stall of others beside
+    writers."""
     out = title(res)
     fmt = "%-22s %-7s %8s %6s %11s %6s %5s"
     out.append(fmt % ("scenario", "kernel", "charged", "limit", "1 s",
-                      "writes", "KiB"))
+                      "writes" if dirs == "w" else "IOs", "KiB"))
     out.append(fmt % ("", "", "KiB/s", "%", "min-max", "", ""))
     beside = []
     for name in res["scenarios"]:
         e = res[name]
-        lim = [int(kv.split("=")[1]) for kv in e["io_max"].split()
-               if kv.startswith("wbps=") and kv[5:].isdigit()]
+        lim = [(kv[0], int(kv[5:])) for kv in e["io_max"].split()
+               if kv[0] in dirs and kv[1:5] == "bps=" and kv[5:].isdigit()]
         if not lim or "charged_kib_s" not in e["patched"]:
             continue
+        d, lim = lim[0]
+        if max(e[k]["charged_kib_s"] for k in ("vanilla", "patched")) \
+                < lim / 2048.0:
+            continue    # a limit far above the load: no charge to judge
         for k in ("vanilla", "patched"):
             m = e[k]
+            ios, kib = (("wios", "mean_wbio_kib") if d == "w" else
+                        ("rios", "mean_bio_kib"))
             out.append(fmt % (
                 name if k == "vanilla" else "", k,
                 "%.0f" % m["charged_kib_s"],
-                "%.1f" % (m["charged_kib_s"] * 102400.0 / lim[0]),
+                "%.1f" % (m["charged_kib_s"] * 102400.0 / lim),
                 "%.0f-%.0f" % (m["charged_min_kib_s"],
                                m["charged_max_kib_s"]),
-                "%.0f" % m.get("wios", 0), "%.1f" % m.get("mean_wbio_kib", 0)))
+                "%.0f" % m.get(ios, 0), "%.1f" % m.get(kib, 0)))
         if "others_fsync_max_us" in e["patched"]:
             beside.append(name)
-    out += ["", "charged: what the writer's group was charged (io.stat) over"
-            " the middle", "half of the run; 1 s: its slowest and fastest"
-            " second; writes: its", "device writes and their mean size."]
+    if dirs == "w":
+        out += ["", "charged: what the writer's group was charged (io.stat)"
+                " over the middle", "half of the run; 1 s: its slowest and"
+                " fastest second; writes: its", "device writes and their"
+                " mean size."]
+    else:
+        out += ["", "charged: what the group was charged (io.stat) in its"
+                " limit's direction", "over the middle half of the run;"
+                " 1 s: its slowest and fastest second;", "IOs: its device"
+                " reads (or writes, for wbps) and their mean size."]
     if not beside:
         return out
     fmt = "%-22s %-7s %9s %9s %9s %6s"
@@ -223,7 +239,8 @@ def main(argv):
     only = None
     view = table
     views = {"--rates": rate_table, "--costs": cost_table,
-             "--writes": write_table, "--waits": wait_table}
+             "--writes": write_table, "--waits": wait_table,
+             "--charged": lambda res: write_table(res, "rw")}
     if argv and argv[0] in views:
         view = views[argv[0]]
         argv = argv[1:]

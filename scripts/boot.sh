@@ -35,7 +35,9 @@
 # where make test judges times, it changes nothing the guest measures).
 #
 # BOOT_QEMU_OPTS: extra QEMU options (vng --qemu-opts), e.g. a TCG plugin;
-# BOOT_APPEND: extra kernel command line.
+# BOOT_APPEND: extra kernel command line; BOOT_DISK=FILE: a raw image the
+# guest sees as a virtio-blk disk, /dev/vda (QEMU does its IO on threads
+# of its own, aio=threads, through the host's page cache).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -63,6 +65,11 @@ if [ "$accel" != kvm ]; then
 fi
 append="$append${BOOT_APPEND:+ $BOOT_APPEND}"
 echo "$accel" >"$OUTDIR/accel"
+qopts=${BOOT_QEMU_OPTS:-}
+if [ -n "${BOOT_DISK:-}" ]; then
+	[ -f "$BOOT_DISK" ] || die "no disk image $BOOT_DISK"
+	qopts="$qopts -drive file=$(realpath "$BOOT_DISK"),if=none,id=disk0,format=raw,aio=threads -device virtio-blk-pci,drive=disk0"
+fi
 
 # The command runs under bash in the guest, after a marker on the console.
 cmd="echo '$MARKER' >/dev/kmsg; $(printf '%q ' "$@")"
@@ -87,7 +94,7 @@ while :; do
 	timeout -k 10 "$BOOT_TIMEOUT" vng -v --run "$IMAGE" $accel_opt \
 		--cpus "$CPUS" --memory "$MEM" --rwdir "$OUTDIR" \
 		--append "$append" \
-		${BOOT_QEMU_OPTS:+--qemu-opts "$BOOT_QEMU_OPTS"} \
+		${qopts:+--qemu-opts "$qopts"} \
 		--exec "$cmd" </dev/null 2>"$OUTDIR/console.log" |
 		tee "$OUTDIR/guest.log"
 	rc=${PIPESTATUS[0]}

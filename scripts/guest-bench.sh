@@ -42,6 +42,8 @@
 # io.stat, and OUTDIR/NAME.rN.charged, "SECONDS RBYTES WBYTES" a second
 # from its first IO on: what the group was charged as the run went.
 # OUTDIR/idle.cost is the cost of 5 s of an idle guest, first.
+# BLK_THROTTLE_TEST_DEV=DEV runs them all on DEV instead of null_blk (the
+# selftests' library; bench.sh's BENCH_DISK=virtio sets it).
 #
 # A buffered writer (a wbps limit) can be held in dirty throttling for
 # minutes after its time is up, until what its group has dirty and under
@@ -175,7 +177,9 @@ for job in "$@"; do
 		${BENCH_UNIX_TIMES:+--log_unix_epoch=1})
 	grep -q '^; latlog: off' "$job" && latlog=()
 
-	echo "== $name (round $r): io.max '$limit' on $BT_DEV${fs:+ ($fs)} (null_blk: ${nullb:-defaults}), ${BENCH_RUNTIME}s"
+	nb=" (null_blk: ${nullb:-defaults})"
+	[ -z "${BLK_THROTTLE_TEST_DEV:-}" ] || nb=
+	echo "== $name (round $r): io.max '$limit' on $BT_DEV${fs:+ ($fs)}$nb, ${BENCH_RUNTIME}s"
 	# the costs over the middle half of the reads: not fio's start-up
 	# (a hundred jobs take seconds to start) nor its exit; over all of
 	# the reads for a job that is done before a quarter of the time.
