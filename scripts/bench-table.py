@@ -184,11 +184,11 @@ def write_table(res, dirs="w"):
     beside = []
     for name in res["scenarios"]:
         e = res[name]
-        lim = [(kv[0], int(kv[5:])) for kv in e["io_max"].split()
-               if kv[0] in dirs and kv[1:5] == "bps=" and kv[5:].isdigit()]
-        if not lim or "charged_kib_s" not in e["patched"]:
+        lims = [(kv[0], int(kv[5:])) for kv in e["io_max"].split()
+                if kv[0] in dirs and kv[1:5] == "bps=" and kv[5:].isdigit()]
+        if not lims or "charged_kib_s" not in e["patched"]:
             continue
-        d, lim = lim[0]
+        d, lim = lims[0]
         if max(e[k]["charged_kib_s"] for k in ("vanilla", "patched")) \
                 < lim / 2048.0:
             continue    # a limit far above the load: no charge to judge
