@@ -21,6 +21,10 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 HZ=${1:-${HZ:-1000}}
+case ${BENCH_DISK:-} in
+''|virtio) ;;
+*) die "BENCH_DISK: virtio or nothing" ;;
+esac
 # the command that reruns this run, for bench.md
 rerun="make bench"
 [ "$HZ" = 1000 ] || rerun="$rerun HZ=$HZ"
@@ -73,14 +77,11 @@ for v in vanilla patched; do
 	# carries the guest's command, it would not fit
 	printf '%s\n' $runs >"$out/runs"
 	disk=()
-	case ${BENCH_DISK:-} in
-	'') ;;
-	virtio)
+	if [ -n "${BENCH_DISK:-}" ]; then
 		truncate -s 1G "$out/disk.img"
 		export BOOT_DISK=$out/disk.img
-		disk=(BLK_THROTTLE_TEST_DEV=/dev/vda) ;;
-	*) die "BENCH_DISK: virtio or nothing" ;;
-	esac
+		disk=(BLK_THROTTLE_TEST_DEV=/dev/vda)
+	fi
 	"$TOP/scripts/boot.sh" "${image[$v]}" "$out" \
 		env BENCH_RUNTIME="$BENCH_RUNTIME" "${disk[@]}" \
 		"$TOP/scripts/guest-bench.sh" "$out" ||
