@@ -20,7 +20,8 @@
 # virtio (the scenarios on a virtio-blk disk, not null_blk), N (rounds
 # of make repeat), DRY_RUN=1 (make series with an identity that cannot
 # sign off, to look at the export), NO_BUILD=1 (make insn-count on the
-# images already built), BLKTESTS=DIR (make blktests).
+# images already built), INSN_DISK=virtio (make insn-count on a
+# virtio-blk disk), BLKTESTS=DIR (make blktests).
 
 HZ ?= 1000
 export HZ
@@ -100,10 +101,11 @@ hz-matrix: setup
 
 # Guest instructions per IO counted by a QEMU TCG plugin on vanilla, on
 # the series with a jiffies clock (bench/jiffies-clock.patch) and on the
-# series (scripts/insn-count.sh): results/insn-count.md
+# series (scripts/insn-count.sh): results/insn-count.md, or with
+# INSN_DISK=virtio, counted on a virtio-blk disk, results/insn-count-virtio.md
 insn-count: setup
 	@scripts/insn-count.sh
-	@cp build/out/insn-count/report.md results/insn-count.md
+	@cp build/out/insn-count/report.md results/insn-count$(if $(INSN_DISK),-$(INSN_DISK)).md
 
 # The two series (fixes, then feature) as git format-patch files with
 # cover letters, in out/series/fixes and out/series/feature

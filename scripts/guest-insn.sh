@@ -25,9 +25,10 @@
 # 2N, 2N then N, ...) so that what the first run of a pair leaves behind
 # (page allocator and LRU state) does not always land on the same one.
 #
-# Then groups100: 100 groups, each at riops=200 with one reader, dd of
-# 4 KiB direct reads (engine "dd"; fio is too big to run 100 of), N IOs
-# in all, N/100 each.
+# Then 100 groups, each with one reader, dd of 4 KiB direct reads (engine
+# "dd"; fio is too big to run 100 of), N IOs in all, N/100 each: with no
+# limit (nolimit), far above the load (highlimit, as above) and each
+# group at riops=200 (groups100).
 #
 # Last, buffered: dd of N (and 2N) 4 KiB sequential reads of the disk
 # through its page cache, the cache dropped before each run, so that
@@ -146,6 +147,19 @@ rounds() {
 	done
 }
 
+# set_limit LIMIT CGROUP - give CGROUP the direct reads' LIMIT on the
+# test disk (nolimit: none)
+set_limit() {
+	case $1 in
+	highlimit) echo "$BT_MAJMIN riops=100000000 rbps=100000000000" >"$2/io.max" ;;
+	throttled) echo "$BT_MAJMIN riops=2000" >"$2/io.max" ;;
+	paced) echo "$BT_MAJMIN riops=500" >"$2/io.max" ;;
+	riops20000) echo "$BT_MAJMIN riops=20000" >"$2/io.max" ;;
+	rbps1g) echo "$BT_MAJMIN rbps=1073741824" >"$2/io.max" ;;
+	groups100) echo "$BT_MAJMIN riops=200" >"$2/io.max" ;;
+	esac
+}
+
 if [[ $PARTS == *" direct "* ]]; then
 	for limit in nolimit highlimit throttled paced riops20000 rbps1g; do
 		# a fresh null_blk disk per limit, so that "nolimit" is a disk on
@@ -153,13 +167,7 @@ if [[ $PARTS == *" direct "* ]]; then
 		BT_NAME=insn-$limit
 		bt_setup_dev
 		cg=$(bt_cgroup reader)
-		case $limit in
-		highlimit) echo "$BT_MAJMIN riops=100000000 rbps=100000000000" >"$cg/io.max" ;;
-		throttled) echo "$BT_MAJMIN riops=2000" >"$cg/io.max" ;;
-		paced) echo "$BT_MAJMIN riops=500" >"$cg/io.max" ;;
-		riops20000) echo "$BT_MAJMIN riops=20000" >"$cg/io.max" ;;
-		rbps1g) echo "$BT_MAJMIN rbps=1073741824" >"$cg/io.max" ;;
-		esac
+		set_limit "$limit" "$cg"
 		# udev probes the new disk, then its idle workers exit after 3 s:
 		# let all of that happen before, not during, the measured runs
 		udevadm settle
@@ -181,19 +189,22 @@ if [[ $PARTS == *" direct "* ]]; then
 fi
 
 if [[ $PARTS == *" groups "* ]]; then
-	BT_NAME=insn-groups100
-	bt_setup_dev
-	cgs=()
-	for g in $(seq 100); do
-		cg=$(bt_cgroup "r$g")
-		echo "$BT_MAJMIN riops=200" >"$cg/io.max"
-		cgs+=("$cg")
+	for limit in nolimit highlimit groups100; do
+		BT_NAME=insn-groups-$limit
+		bt_setup_dev
+		cgs=()
+		for g in $(seq 100); do
+			cg=$(bt_cgroup "r$g")
+			set_limit "$limit" "$cg"
+			cgs+=("$cg")
+		done
+		udevadm settle
+		sleep 5
+		run_groups 10000 "${cgs[@]}"
+		rounds "$limit" dd 1 "${cgs[@]}"
+		bt_cleanup
+		BT_NULLB=
 	done
-	udevadm settle
-	sleep 5
-	run_groups 10000 "${cgs[@]}"
-	rounds groups100 dd 1 "${cgs[@]}"
-	bt_cleanup
 fi
 
 if [[ $PARTS == *" buffered "* ]]; then

@@ -20,6 +20,9 @@
 # NO_BUILD=1 counts on the images already in build/images, as they are
 # (each variant's commit is copied beside its counts): for a machine
 # whose one build slot is taken; the counts do not depend on its load.
+# INSN_DISK=virtio counts on a virtio-blk disk (boot.sh's BOOT_DISK, a
+# sparse 1 GiB file, as bench.sh's BENCH_DISK), not on null_blk: a read
+# then costs the guest its virtio path and its interrupt.
 #
 # Functions are named from the image's System.map and the blk-throttle.o
 # it was built from, which build-kernel.sh keeps next to bzImage.
@@ -39,6 +42,10 @@ ROUNDS=${ROUNDS:-2}
 HZ=${HZ:-1000}
 VARIANTS=${VARIANTS:-vanilla jiffies patched}
 INSN_OUT=${INSN_OUT:-$BUILD/out/insn-count}
+case ${INSN_DISK:-} in
+"" | virtio) ;;
+*) die "INSN_DISK: virtio or nothing" ;;
+esac
 
 # No glib: the plugin declares the API it uses and keeps its own table.
 say "building the plugin and the marker"
@@ -58,13 +65,23 @@ for v in $VARIANTS; do
 	cp "$img/commit" "$out/"
 	# a copy of the symbols, so that a later build cannot change them
 	cp "$img/System.map" "$img/blk-throttle.o" "$out/"
+	disk=()
+	if [ -n "${INSN_DISK:-}" ]; then
+		truncate -s 1G "$out/disk.img"
+		export BOOT_DISK=$out/disk.img
+		disk=(BLK_THROTTLE_TEST_DEV=/dev/vda)
+	fi
 	ACCEL=tcg GUEST_CPUS=1 GUEST_MEM=1G BOOT_APPEND=${INSN_APPEND-nohz=off} \
 	BOOT_QEMU_OPTS="$ICOUNT_OPTS -plugin $BUILD/insn-count.so,out=$out/counts" \
-		"$TOP/scripts/boot.sh" "$img/bzImage" "$out" \
+		"$TOP/scripts/boot.sh" "$img/bzImage" "$out" env "${disk[@]}" \
 		"$TOP/scripts/guest-insn.sh" "$out" "$N" "$ROUNDS" "$BUILD/insn-mark" \
 		"${INSN_PARTS:-direct groups buffered}" ||
 		die "counting on $v failed (logs in $out)"
+	rm -f "$out/disk.img"
 	dirs+=("$v=$out")
 done
 
-python3 "$TOP/scripts/insn-report.py" "${dirs[@]}" | tee "$INSN_OUT/report.md"
+disk=()
+[ -z "${INSN_DISK:-}" ] || disk=(--disk="a $INSN_DISK-blk disk")
+python3 "$TOP/scripts/insn-report.py" "${disk[@]}" "${dirs[@]}" |
+	tee "$INSN_OUT/report.md"

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Instructions per IO from insn-count.sh's runs, as markdown.
 
-    insn-report.py NAME=DIR...      (e.g. vanilla=build/out/insn-count/vanilla)
+    insn-report.py [--disk=NAME] NAME=DIR...
+                                    (e.g. vanilla=build/out/insn-count/vanilla)
+
+--disk names the disk read, in the table's description (null_blk).
 
 Each DIR holds the plugin's dump (counts), guest-insn.sh's list of
 measured windows (windows) and, if the image's symbols were known, its
@@ -264,10 +267,41 @@ def wakes_table(vs, keys, label):
                   + ' | '.join(more) + ' |')
 
 
+# What a read costs besides the throttle, counted as calls per IO: the
+# runs of the hardware queue, the device's interrupts, the context
+# switches and wakeups. Bios that reach the device together share them.
+EVENTS = (('queue runs', 'blk_mq_run_hw_queue'),
+          ('kblockd queue runs', 'blk_mq_run_work_fn'),
+          ('interrupts', 'common_interrupt'),
+          ('context switches', '__schedule'),
+          ('wakeups', 'try_to_wake_up'))
+
+
+def events_table(vs, keys, label):
+    """Calls per IO of the functions in EVENTS"""
+    have = [v for v in vs if v.syms]
+    if not have:
+        return
+    print('\n### Queue runs, interrupts and switches per IO\n')
+    print('Calls per IO, counted as above: '
+          + ', '.join(f'{n} (`{f}`)' for n, f in EVENTS) + '.\n')
+    print('| workload | variant | ' + ' | '.join(n for n, _ in EVENTS) + ' |')
+    print('|' + '---|' * (len(EVENTS) + 2))
+    for k in keys:
+        for v in have:
+            c = v.work[k]['calls']
+            print(f'| {label[k[1]]} {k[0]} | {v.name} | ' +
+                  ' | '.join(f'{c[f]:.3f}' for _, f in EVENTS) + ' |')
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    vs = [Variant(*arg.split('=', 1)) for arg in sys.argv[1:]]
+    args = sys.argv[1:]
+    disk = 'null_blk'
+    if args[0].startswith('--disk='):
+        disk = args.pop(0).split('=', 1)[1]
+    vs = [Variant(*arg.split('=', 1)) for arg in args]
     order = [(l, e) for e in ('psync', 'libaio', 'dd', 'buffered')
              for l in ('nolimit', 'sibling', 'highlimit') + RATED]
     keys = [k for k in order if all(k in v.work for v in vs)]
@@ -282,8 +316,9 @@ def main():
     print(f'QEMU TCG plugin count (scripts/insn-count.sh), one vCPU, '
           f'-icount shift=0, nohz=off. Per IO = (run of {n2} IOs - run of {n1}) / '
           'bios the cgroup counted in between; 4 KiB random direct reads '
-          'of null_blk, but for "dd buffered": 4 KiB sequential reads '
-          'through the page cache, cold, per bio of readahead. '
+          f'of {disk}, but for "dd QD1": 4 KiB sequential direct reads, '
+          'a dd in each of 100 groups, and for "dd buffered": 4 KiB sequential '
+          'reads through the page cache, cold, per bio of readahead. '
           '"all" counts user and kernel; blk-throttle.c is '
           'the functions of block/blk-throttle.o. Mean of '
           f'{a.work[keys[0]]["rounds"]} rounds (pairs of runs) ± half '
@@ -307,7 +342,7 @@ def main():
           'takes the queue lock with, per IO over the unlimited run\'s.\n')
     print('| engine | variant | all | kernel | blk-throttle.c | queue_lock |')
     print('|---|---|---|---|---|---|')
-    for e in ('psync', 'libaio', 'buffered'):
+    for e in ('psync', 'libaio', 'dd', 'buffered'):
         for v in vs:
             hi, no = v.work.get(('highlimit', e)), v.work.get(('nolimit', e))
             if not hi or not no:
@@ -366,6 +401,7 @@ def main():
                   ' | '.join(f'{x:,.0f} us' for x in us) + ' |')
 
     wakes_table(vs, keys, label)
+    events_table(vs, keys, label)
 
     nomap = [v.name for v in vs if not v.syms]
     if nomap:
