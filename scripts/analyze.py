@@ -440,10 +440,19 @@ def update_readme(path, summary, res):
     body = ["", "Linux %s, HZ=%d, %s, %d s per scenario, run %s "
             "(`results/bench.md` has every metric):" % (
                 res["base_version"], res["hz"],
-                "KVM" if res["kvm"] else "QEMU TCG", res["runtime_s"],
+                emulator(res), res["runtime_s"],
                 res["date"]), ""] + summary + [""]
     with open(path, "w") as f:
         f.write(head + start + "\n".join(body) + end + tail)
+
+
+def emulator(res):
+    """How the guests ran: KVM, QEMU TCG, or TCG with the options
+    --accel gave after "tcg," (its virtual clock's, say)"""
+    if res["kvm"]:
+        return "KVM"
+    more = res["accel"].partition(",")[2].strip()
+    return "QEMU TCG (%s)" % more if more else "QEMU TCG"
 
 
 def main():
@@ -451,7 +460,9 @@ def main():
     ap.add_argument("--hz", type=int, required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--base-version", required=True)
-    ap.add_argument("--accel", required=True)
+    ap.add_argument("--accel", required=True,
+                    help="boot.sh's accel file: kvm or tcg, and after "
+                    "\"tcg,\" anything bench.md should say of it")
     ap.add_argument("--runtime", type=int, required=True)
     ap.add_argument("--readme", help="README whose bench table to update")
     ap.add_argument("--date", help="when the run started (default: now)")
@@ -488,8 +499,7 @@ def main():
           "Linux %s (Debian linux-source-7.3), HZ=%d, %s, %d s per "
           "scenario, %s. Ratios are patched / vanilla. Regenerate with "
           "`%s`." % (a.base_version, a.hz,
-                     "KVM" if res["kvm"] else "QEMU TCG",
-                     a.runtime, res["date"], a.rerun),
+                     emulator(res), a.runtime, res["date"], a.rerun),
           ""]
     if None not in res["steal_pct"].values():
         md[2] += (" The machine's own hypervisor took %d%% of its CPU time "
