@@ -21,10 +21,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 HZ=${1:-${HZ:-1000}}
-case ${BENCH_DISK:-} in
-''|virtio) ;;
-*) die "BENCH_DISK: virtio or nothing" ;;
-esac
+check_disk BENCH_DISK
 # the command that reruns this run, for bench.md
 rerun="make bench"
 [ "$HZ" = 1000 ] || rerun="$rerun HZ=$HZ"
@@ -76,14 +73,9 @@ for v in vanilla patched; do
 	# the list goes in a file: on the kernel's command line, which
 	# carries the guest's command, it would not fit
 	printf '%s\n' $runs >"$out/runs"
-	disk=()
-	if [ -n "${BENCH_DISK:-}" ]; then
-		truncate -s 1G "$out/disk.img"
-		export BOOT_DISK=$out/disk.img
-		disk=(BLK_THROTTLE_TEST_DEV=/dev/vda)
-	fi
+	use_disk "${BENCH_DISK:-}" "$out"
 	"$TOP/scripts/boot.sh" "${image[$v]}" "$out" \
-		env BENCH_RUNTIME="$BENCH_RUNTIME" "${disk[@]}" \
+		env BENCH_RUNTIME="$BENCH_RUNTIME" "${DISK_ENV[@]}" \
 		"$TOP/scripts/guest-bench.sh" "$out" ||
 		die "benchmark on $v failed (logs in $out)"
 	rm -f "$out/disk.img"

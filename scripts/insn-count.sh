@@ -42,10 +42,7 @@ ROUNDS=${ROUNDS:-2}
 HZ=${HZ:-1000}
 VARIANTS=${VARIANTS:-vanilla jiffies patched}
 INSN_OUT=${INSN_OUT:-$BUILD/out/insn-count}
-case ${INSN_DISK:-} in
-"" | virtio) ;;
-*) die "INSN_DISK: virtio or nothing" ;;
-esac
+check_disk INSN_DISK
 
 # No glib: the plugin declares the API it uses and keeps its own table.
 say "building the plugin and the marker"
@@ -65,15 +62,10 @@ for v in $VARIANTS; do
 	cp "$img/commit" "$out/"
 	# a copy of the symbols, so that a later build cannot change them
 	cp "$img/System.map" "$img/blk-throttle.o" "$out/"
-	disk=()
-	if [ -n "${INSN_DISK:-}" ]; then
-		truncate -s 1G "$out/disk.img"
-		export BOOT_DISK=$out/disk.img
-		disk=(BLK_THROTTLE_TEST_DEV=/dev/vda)
-	fi
+	use_disk "${INSN_DISK:-}" "$out"
 	ACCEL=tcg GUEST_CPUS=1 GUEST_MEM=1G BOOT_APPEND=${INSN_APPEND-nohz=off} \
 	BOOT_QEMU_OPTS="$ICOUNT_OPTS -plugin $BUILD/insn-count.so,out=$out/counts" \
-		"$TOP/scripts/boot.sh" "$img/bzImage" "$out" env "${disk[@]}" \
+		"$TOP/scripts/boot.sh" "$img/bzImage" "$out" env "${DISK_ENV[@]}" \
 		"$TOP/scripts/guest-insn.sh" "$out" "$N" "$ROUNDS" "$BUILD/insn-mark" \
 		"${INSN_PARTS:-direct groups buffered}" ||
 		die "counting on $v failed (logs in $out)"

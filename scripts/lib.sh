@@ -35,6 +35,28 @@ use_clock() {
 	esac
 }
 
+# check_disk VAR - die unless $VAR names a disk use_disk knows: nothing
+# (null_blk) or virtio
+check_disk() {
+	case ${!1:-} in
+	'' | virtio) ;;
+	*) die "$1: virtio or nothing" ;;
+	esac
+}
+
+# use_disk KIND DIR - the disk the guest's tests and benchmarks read.
+# KIND "" leaves it to the selftests' library (null_blk); virtio makes a
+# sparse 1 GiB raw image, DIR/disk.img, that boot.sh attaches as a
+# virtio-blk disk (BOOT_DISK, exported), and sets DISK_ENV to the env
+# assignment that points the library at it (/dev/vda in the guest).
+use_disk() {
+	DISK_ENV=()
+	[ -n "$1" ] || return 0
+	truncate -s 1G "$2/disk.img"
+	export BOOT_DISK=$2/disk.img
+	DISK_ENV=(BLK_THROTTLE_TEST_DEV=/dev/vda)
+}
+
 # With SAY_SINCE set (epoch seconds, .ci/run sets it), each message
 # carries the minutes and seconds since then, so that a CI log shows
 # where the time went.
