@@ -38,12 +38,19 @@ TABLE = [("iops", "IOPS", "{:.1f}"), ("bw_kib_s", "KiB/s", "{:.0f}"),
          ("mean_bio_kib", "mean read, KiB", "{:.1f}"),
          ("wios", "device writes (io.stat wios)", "{:.0f}"),
          ("mean_wbio_kib", "mean write, KiB", "{:.1f}"),
+         ("disk_reads", "read requests the disk completed", "{:.0f}"),
+         ("mean_req_kib", "mean read request, KiB", "{:.1f}"),
+         ("disk_writes", "write requests the disk completed", "{:.0f}"),
+         ("mean_wreq_kib", "mean write request, KiB", "{:.1f}"),
          ("charged_kib_s", "charged to the group, KiB/s", "{:.0f}"),
          ("charged_min_kib_s", "slowest second charged, KiB/s", "{:.0f}"),
          ("charged_max_kib_s", "fastest second charged, KiB/s", "{:.0f}"),
          ("others_fsync_p50_us", "others: fsync p50", "ms"),
          ("others_fsync_p99_us", "others: fsync p99", "ms"),
          ("others_fsync_max_us", "others: fsync max", "ms"),
+         ("others_read_iops", "others: read IOPS", "{:.1f}"),
+         ("others_read_p99_us", "others: read p99", "ms"),
+         ("others_read_max_us", "others: read max", "ms"),
          ("meta_p50_us", "others: metadata op p50", "ms"),
          ("meta_p99_us", "others: metadata op p99", "ms"),
          ("meta_max_us", "others: metadata op max", "ms")]
@@ -112,6 +119,26 @@ def iostat(path):
     return out
 
 
+def disk(path):
+    """The requests the device completed in the run, every group's, after
+    the IO scheduler merged bios into them (guest-bench.sh's NAME.rN.disk,
+    /sys/block's "READS SECTORS WRITES SECTORS" before and after): their
+    numbers and mean sizes in KiB; the writes only where there were some."""
+    try:
+        with open(path) as f:
+            v = list(map(int, f.read().split()))
+    except (OSError, ValueError):
+        return {}
+    if len(v) != 8:
+        return {}
+    d = [b - a for a, b in zip(v[:4], v[4:])]
+    out = {"disk_reads": d[0],
+           "mean_req_kib": d[1] / 2 / d[0] if d[0] else 0.0}
+    if d[2]:
+        out.update({"disk_writes": d[2], "mean_wreq_kib": d[3] / 2 / d[2]})
+    return out
+
+
 def charged(path):
     """What the group was charged as the run went (guest-bench.sh's
     NAME.rN.charged, "SECONDS RBYTES WBYTES" a second), over the middle
@@ -148,9 +175,9 @@ def percentiles(vals, prefix):
 
 
 def others(doc, meta_path):
-    """The unlimited sibling's figures beside a throttled writer: its fio
-    job [others] (fsync latencies; the job is taken out of doc) and
-    guest-meta.py's metadata operations."""
+    """The unlimited sibling's figures beside a throttled group: its fio
+    job [others] (fsync latencies, or its reads' rate and latencies; the
+    job is taken out of doc) and guest-meta.py's metadata operations."""
     out = {}
     mine = [j for j in doc["jobs"] if j["jobname"] == "others"]
     doc["jobs"] = [j for j in doc["jobs"] if j["jobname"] != "others"]
@@ -162,6 +189,12 @@ def others(doc, meta_path):
                         "others_fsync_p99_us": pct["99.000000"] / 1000.0,
                         "others_fsync_max_us": lat["max"] / 1000.0,
                         "others_fsyncs": lat["N"]})
+        rd = j.get("read", {})
+        if rd.get("total_ios"):
+            pct = rd["clat_ns"].get("percentile", {})
+            out.update({"others_read_iops": rd["iops"],
+                        "others_read_p99_us": pct["99.000000"] / 1000.0,
+                        "others_read_max_us": rd["clat_ns"]["max"] / 1000.0})
     try:
         with open(meta_path) as f:
             meta = json.load(f)
@@ -186,6 +219,7 @@ def metrics(d, name):
         total.update(extra)
         total.update(cost(stem + ".cost"))
         total.update(iostat(stem + ".iostat"))
+        total.update(disk(stem + ".disk"))
         total.update(charged(stem + ".charged"))
         try:
             with open(stem + ".released") as f:

@@ -11,11 +11,13 @@ writer's group was charged (KiB/s, its slowest and fastest second), its
 writes to the device, its slowest write(2), and beside an unlimited
 group, that group's fsync p99 and max and its metadata operations' max
 and count. Reads (--reads): the readers' rate, their mean (in us), p99,
-p99.9 and slowest read, Jain's index over the readers, and the group's
-reads on the device and their mean size. Over a scenario's rounds the
-worst maxima and the mean of the rest (analyze.metrics). --text prints
-plain columns, for a commit message, in place of a Markdown table: times
-in ms, no rounds.
+p99.9 and slowest read, Jain's index over the readers, the group's
+reads on the device (bios) and the requests the disk completed (every
+group's, after the scheduler merged bios), with their mean sizes, and
+an unlimited sibling's reads (IOPS and p99) where one ran. Over
+a scenario's rounds the worst maxima and the mean of the rest
+(analyze.metrics). --text prints plain columns, for a commit message,
+in place of a Markdown table: times in ms, no rounds.
 """
 import sys
 
@@ -38,7 +40,11 @@ READ_COLS = [("bw_kib_s", "KiB/s"),
              ("max_us", "max"),
              ("jain", "Jain"),
              ("rios", "reads"),
-             ("mean_bio_kib", "KiB")]
+             ("mean_bio_kib", "KiB"),
+             ("disk_reads", "requests"),
+             ("mean_req_kib", "KiB"),
+             ("others_read_iops", "others IOPS"),
+             ("others_read_p99_us", "others p99")]
 SPEC = {key: spec for key, _, spec in analyze.TABLE}
 
 

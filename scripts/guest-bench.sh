@@ -4,7 +4,8 @@
 # Runs inside the guest: each bench/NAME.fio scenario on a fresh null_blk
 # device in a fresh cgroup. A scenario's header comments say how:
 #
-#   ; nullb: mbps=4 memory_backed=1    null_blk configfs attributes
+#   ; nullb: mbps=4 memory_backed=1    null_blk configfs attributes (any
+#                                      of them: irqmode=2, rotational=1)
 #   ; io.max: riops=100 rbps=max       the cgroup's limit on the device
 #   ; fs: ext4                         make this filesystem on the device
 #                                      and mount it; the job reads files
@@ -32,6 +33,8 @@
 #                                      it guest-meta.py (mkdir, create,
 #                                      rename, each fsynced), timed in
 #                                      OUTDIR/NAME.rN.meta
+#   ; others: job                      the job [others] alone, with no
+#                                      metadata operations
 #
 # Results: OUTDIR/NAME.rN.json (fio JSON of round N),
 # OUTDIR/NAME.rN_clat.*.log (per-IO completion latencies, for the plots),
@@ -39,7 +42,10 @@
 # cost_snap; all of it for a job done in a quarter of BENCH_RUNTIME),
 # OUTDIR/NAME.rN.iostat, "RIOS RBYTES WIOS WBYTES": the reads and writes
 # the job's cgroup (with its child groups) issued to the device, from
-# io.stat, and OUTDIR/NAME.rN.charged, "SECONDS RBYTES WBYTES" a second
+# io.stat, OUTDIR/NAME.rN.disk, the device's "READS SECTORS WRITES
+# SECTORS" before and after (/sys/block's stat: the requests it completed,
+# every group's, after the IO scheduler merged bios into them), and
+# OUTDIR/NAME.rN.charged, "SECONDS RBYTES WBYTES" a second
 # from its first IO on: what the group was charged as the run went.
 # OUTDIR/idle.cost is the cost of 5 s of an idle guest, first.
 # BLK_THROTTLE_TEST_DEV=DEV runs them all on DEV instead of null_blk (the
@@ -83,6 +89,13 @@ iostat_snap() {
 		"$(bt_iostat "$1" wios) $(bt_iostat "$1" wbytes)"
 }
 
+# disk_snap - "READS SECTORS WRITES SECTORS" the device completed (its
+# /sys/block stat): requests, after the scheduler merged bios
+disk_snap() {
+	awk '{ print $1, $3, $5, $7 }' \
+		"/sys/class/block/$(basename "$(readlink -f "$BT_DEV")")/stat"
+}
+
 # cost_snap - "SECONDS TIMERS SYS TOTAL CTXT": the time; the timer
 # softirqs run so far (bt_timer_softirqs: the throttle's dispatch timer
 # is a timer_list in vanilla and a soft hrtimer in the series); the
@@ -114,13 +127,26 @@ for job in "$@"; do
 	BT_NAME=bench-$name
 	BT_MEMORY_BACKED=0
 	mbps=0
+	attrs=
 	for kv in $nullb; do
 		case $kv in
 		mbps=*) mbps=${kv#mbps=} ;;
 		memory_backed=*) BT_MEMORY_BACKED=${kv#memory_backed=} ;;
+		*) attrs="$attrs $kv" ;;
 		esac
 	done
 	bt_setup_dev "$mbps"
+	if [ -n "$attrs" ] && [ -n "$BT_NULLB" ]; then
+		# the library powers the device on with its size, block size,
+		# mbps and memory_backed; null_blk takes the rest powered off
+		echo 0 >"$BT_NULLB/power"
+		for kv in $attrs; do
+			echo "${kv#*=}" >"$BT_NULLB/${kv%%=*}"
+		done
+		echo 1 >"$BT_NULLB/power"
+		bt_wait_bdev "$BT_DEV" || echo "   $BT_DEV did not come back"
+		BT_MAJMIN=$(cat "/sys/block/$BT_NAME/dev")
+	fi
 	export BENCH_DEV=$BT_DEV BENCH_DIR=
 	mnt=
 	if [ -n "$fs" ]; then
@@ -164,7 +190,7 @@ for job in "$@"; do
 		ocg=$(bt_cgroup others)
 		run=/tmp/$BT_NAME.fio
 		sed "/^\[others\]/a cgroup=${ocg#"$BT_CGROOT"/}" "$job" >"$run"
-		mkdir -p "$mnt/meta"
+		[ "$others" = job ] || mkdir -p "$mnt/meta"
 	fi
 
 	# a scenario given twice runs twice: NAME.r1.json, NAME.r2.json, ...
@@ -184,6 +210,7 @@ for job in "$@"; do
 	# (a hundred jobs take seconds to start) nor its exit; over all of
 	# the reads for a job that is done before a quarter of the time.
 	# fio's exit status comes down a pipe, whose read also waits for it
+	disk0=$(disk_snap)
 	exec {fiofd}< <(bt_fio "$cg" "$res" "${latlog[@]}" "$run"; echo "$?")
 	reader=$cg
 	[ -z "$groups" ] || reader=$BT_CGROOT/$BT_NAME-g1
@@ -193,7 +220,7 @@ for job in "$@"; do
 		read -rt 0.1 -u "$fiofd" fiorc || [ $? -gt 128 ] || fiorc=eof
 	done
 	metapid=
-	[ -z "$ocg" ] || {
+	[ -z "$ocg" ] || [ "$others" = job ] || {
 		"${BT_IN_CGROUP[@]}" "$ocg" python3 "$TOP/scripts/guest-meta.py" \
 			"$mnt/meta" "$BENCH_RUNTIME" "$OUT/$name.r$r.meta" &
 		metapid=$!
@@ -214,6 +241,7 @@ for job in "$@"; do
 		[ "$i" != "$((BENCH_RUNTIME * 3 / 4))" ] || after=$(cost_snap)
 		if [ -z "$fiorc" ] && [ "$i" = "$release" ]; then
 			iostat_snap "$cg" >"$OUT/$name.r$r.iostat"
+			echo "$disk0 $(disk_snap)" >"$OUT/$name.r$r.disk"
 			lift "$cg" "$memmax"
 			echo "$i" >"$OUT/$name.r$r.released"
 			released=1
@@ -222,8 +250,10 @@ for job in "$@"; do
 	echo "$before ${after:-$(cost_snap)}" >"$OUT/$name.r$r.cost"
 	[ -z "$metapid" ] || wait "$metapid" || fiorc=meta
 	if [ "$fiorc" = 0 ]; then
-		[ -n "$released" ] ||
+		[ -n "$released" ] || {
 			iostat_snap "$cg" >"$OUT/$name.r$r.iostat"
+			echo "$disk0 $(disk_snap)" >"$OUT/$name.r$r.disk"
+		}
 		eval "$(bt_stats "$res")"
 		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
 	else
