@@ -24,7 +24,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analyze import rate_in_bytes, spread  # noqa: E402
+from analyze import emulator, rate_in_bytes, spread  # noqa: E402
 
 
 def ms(us):
@@ -41,8 +41,8 @@ def rate(e, k):
 def title(res):
     """The run a table comes from, and a blank line."""
     return ["%s, HZ=%d, %s, %ds per scenario (%s):" % (
-        res["base_version"], res["hz"], "KVM" if res["kvm"] else "QEMU TCG",
-        res["runtime_s"], res["date"][:10]), ""]
+        res["base_version"], res["hz"], emulator(res), res["runtime_s"],
+        res["date"][:10]), ""]
 
 
 def table(res):
