@@ -262,7 +262,8 @@ static void throtl_tokens_test(struct kunit *test)
  * rate or 16 KiB, shared among the bios queued (but for one, the reader's
  * own window) down to 16 KiB or, if less, the whole pages the rate
  * accrues in THROTL_READ_WAIT_NS, and never so small that reads of that
- * size at the bps limit would exceed the iops limit.
+ * size at the bps limit would exceed the iops limit, or on a rotational
+ * disk THROTL_READ_ROT_IOPS.
  */
 static void throtl_read_floor_test(struct kunit *test)
 {
@@ -273,48 +274,69 @@ static void throtl_read_floor_test(struct kunit *test)
 	unsigned int i, j;
 
 	/* 1 MiB/s accrues 4 KiB in 4 ms: 16 KiB is the floor */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0), (u64)SZ_16K);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, false),
+			(u64)SZ_16K);
 	/* 10 MiB/s accrues 40 KiB, rounded up */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 0, false),
 			41944ULL);
 	/* one bio queued, the reader's own window: all of it */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 1),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 1, false),
 			(u64)SZ_16K);
 	/* eight bios queued: an eighth of it, but the page 4 ms accrues */
 	least = round_down(4195ULL, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, false),
 			max_t(u64, SZ_2K, least));
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, UINT_MAX),
+	KUNIT_EXPECT_EQ(test,
+			throtl_read_floor(SZ_1M, UINT_MAX, UINT_MAX, false),
 			least);
 	/* 10 MiB/s: an eighth would be 5 KiB, shared down to 16 KiB only */
 	least = round_down((u64)SZ_16K, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 8),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 8, false),
 			max_t(u64, 5243, least));
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 2),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 2, false),
 			20972ULL);
 	/* from 4 MiB/s up, 16 KiB however many wait */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(4 * SZ_1M, UINT_MAX, UINT_MAX),
+	KUNIT_EXPECT_EQ(test,
+			throtl_read_floor(4 * SZ_1M, UINT_MAX, UINT_MAX, false),
 			least);
 	/* under 1 MiB/s 4 ms accrues less than a page: shared to nothing */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_512K, UINT_MAX, UINT_MAX),
+	KUNIT_EXPECT_EQ(test,
+			throtl_read_floor(SZ_512K, UINT_MAX, UINT_MAX, false),
 			0ULL);
 	/* rbps=1MiB/s riops=100: 16 KiB; queued, 10 KiB and a bit */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 0), (u64)SZ_16K);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8), 10486ULL);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 0, false),
+			(u64)SZ_16K);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8, false),
+			10486ULL);
 	/* rbps=10MiB/s riops=200: 51.2 KiB binds before the 40 KiB */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0), 52429ULL);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, false),
+			52429ULL);
+	/* a rotational disk: at most 16 reads a second, however many wait */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, true),
+			(u64)SZ_64K);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, true),
+			(u64)SZ_64K);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, true),
+			655360ULL);
+	/* there too a lower iops limit binds: rbps=1MiB/s riops=8 */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 8, 0, true),
+			(u64)SZ_128K);
 	/* the largest limit does not overflow */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(U64_MAX - 1, UINT_MAX, 0),
+	KUNIT_EXPECT_EQ(test,
+			throtl_read_floor(U64_MAX - 1, UINT_MAX, 0, false),
 			div_u64(U64_MAX - 1, 250) + 1);
 
 	/* reads of the floor at the bps limit stay within the iops limit */
 	for (i = 0; i < ARRAY_SIZE(rates); i++) {
 		rate = rates[i];
 		for (j = 0; j < ARRAY_SIZE(iops); j++) {
-			floor = throtl_read_floor(rate, iops[j], 1000);
+			floor = throtl_read_floor(rate, iops[j], 1000, false);
 			KUNIT_EXPECT_GT(test, floor, 0ULL);
 			KUNIT_EXPECT_LE(test, div64_u64(rate, floor),
 					(u64)iops[j]);
+			floor = throtl_read_floor(rate, iops[j], 1000, true);
+			KUNIT_EXPECT_LE(test, div64_u64(rate, floor),
+					(u64)min(iops[j], 16U));
 		}
 	}
 }
