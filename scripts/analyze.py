@@ -102,16 +102,21 @@ def cost(path):
     return out
 
 
+def numbers(path):
+    """The integers a one-line file of guest-bench.sh holds, or None."""
+    try:
+        with open(path) as f:
+            return list(map(int, f.read().split()))
+    except (OSError, ValueError):
+        return None
+
+
 def iostat(path):
     """The reads and writes the job's cgroup issued to the device
     (guest-bench.sh's NAME.rN.iostat, "RIOS RBYTES WIOS WBYTES"): their
     numbers and mean sizes in KiB; the writes only where there were some."""
-    try:
-        with open(path) as f:
-            v = list(map(int, f.read().split()))
-    except (OSError, ValueError):
-        return {}
-    if len(v) not in (2, 4):
+    v = numbers(path)
+    if not v or len(v) not in (2, 4):
         return {}
     out = {"rios": v[0], "mean_bio_kib": v[1] / v[0] / 1024 if v[0] else 0.0}
     if len(v) == 4 and v[2]:
@@ -124,12 +129,8 @@ def disk(path):
     the IO scheduler merged bios into them (guest-bench.sh's NAME.rN.disk,
     /sys/block's "READS SECTORS WRITES SECTORS" before and after): their
     numbers and mean sizes in KiB; the writes only where there were some."""
-    try:
-        with open(path) as f:
-            v = list(map(int, f.read().split()))
-    except (OSError, ValueError):
-        return {}
-    if len(v) != 8:
+    v = numbers(path)
+    if not v or len(v) != 8:
         return {}
     d = [b - a for a, b in zip(v[:4], v[4:])]
     out = {"disk_reads": d[0],
