@@ -27,7 +27,13 @@
 # readahead mark reads one bio at a time, while readers that keep theirs
 # have a window in flight as they read and twice its share of the
 # group's queue. At 10 MiB/s their mean read is at least 12 KiB: fitted
-# windows shared among them stop at 16 KiB, not at a page.
+# windows shared among them stop at 16 KiB, not at a page. On a
+# rotational disk, where every read costs a seek, fitted reads come at
+# most 16 a second: at 1 MiB/s the mean read is at least 48 KiB (64 KiB
+# windows; fitted to 4 ms or 16 KiB they would be 16 KiB, four times the
+# seeks), and the slowest 0.1% wait at most 100 ms (a 64 KiB window
+# waits 62.5 ms; unfitted, the larger windows of a rotational disk wait
+# 250 ms).
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -50,7 +56,7 @@ if ! command -v mkfs.ext4 >/dev/null; then
 	exit "$KSFT_SKIP"
 fi
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 22
+ktap_set_plan 25
 
 # 1-3: the block device itself, read through its page cache
 bt_limited_read bdev-1m 1048576 max 20000 12 --filename="$BT_DEV" \
@@ -146,5 +152,14 @@ ktap_print_msg "no limit: ${bw_kib_s} KiB/s, mean read ${kib:-?} KiB" \
 	"(read_ahead_kb $ra_kib)"
 ktap_test_result "no limit: mean read ${kib:-?} KiB >= read_ahead_kb / 4 ($((ra_kib / 4)) KiB)" \
 	at_most "$((ra_kib / 4))" "${kib:-0}"
+
+# 23-25: the same disk said to be rotational (which also lets it read
+# ahead twice its largest request): fitted reads at 1 MiB/s carry a
+# sixteenth of a second of the limit
+echo 1 >"/sys/block/$BT_NAME/queue/rotational" ||
+	ktap_exit_fail_msg "cannot make $BT_DEV rotational"
+bt_limited_read rot-1m 1048576 max 100000 48 --filename="$FILE" \
+	--ioengine=psync
+echo 0 >"/sys/block/$BT_NAME/queue/rotational"
 
 ktap_finished
