@@ -96,6 +96,13 @@ disk_snap() {
 		"/sys/class/block/$(basename "$(readlink -f "$BT_DEV")")/stat"
 }
 
+# io_record CGROUP STEM DISK0 - STEM.iostat, the group's io.stat, and
+# STEM.disk, the device's requests from DISK0 (a disk_snap) to now
+io_record() {
+	iostat_snap "$1" >"$2.iostat"
+	echo "$3 $(disk_snap)" >"$2.disk"
+}
+
 # cost_snap - "SECONDS TIMERS SYS TOTAL CTXT": the time; the timer
 # softirqs run so far (bt_timer_softirqs: the throttle's dispatch timer
 # is a timer_list in vanilla and a soft hrtimer in the series); the
@@ -240,8 +247,7 @@ for job in "$@"; do
 		[ "$i" != "$((BENCH_RUNTIME / 4))" ] || before=$(cost_snap)
 		[ "$i" != "$((BENCH_RUNTIME * 3 / 4))" ] || after=$(cost_snap)
 		if [ -z "$fiorc" ] && [ "$i" = "$release" ]; then
-			iostat_snap "$cg" >"$OUT/$name.r$r.iostat"
-			echo "$disk0 $(disk_snap)" >"$OUT/$name.r$r.disk"
+			io_record "$cg" "$OUT/$name.r$r" "$disk0"
 			lift "$cg" "$memmax"
 			echo "$i" >"$OUT/$name.r$r.released"
 			released=1
@@ -250,10 +256,7 @@ for job in "$@"; do
 	echo "$before ${after:-$(cost_snap)}" >"$OUT/$name.r$r.cost"
 	[ -z "$metapid" ] || wait "$metapid" || fiorc=meta
 	if [ "$fiorc" = 0 ]; then
-		[ -n "$released" ] || {
-			iostat_snap "$cg" >"$OUT/$name.r$r.iostat"
-			echo "$disk0 $(disk_snap)" >"$OUT/$name.r$r.disk"
-		}
+		[ -n "$released" ] || io_record "$cg" "$OUT/$name.r$r" "$disk0"
 		eval "$(bt_stats "$res")"
 		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
 	else
