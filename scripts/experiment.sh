@@ -8,6 +8,9 @@
 #
 #   experiment.sh OUTDIR KERNEL... -- SCENARIO...
 #
+# A SCENARIO is the name of one of bench/*.fio, or the path of a .fio
+# file written as they are (a variant kept beside its results).
+#
 # Each kernel's raw files go to OUTDIR/KERNEL/ (as make bench writes
 # them), the table to OUTDIR/table.md and stdout. CLOCK=virtual runs the
 # guests on QEMU's virtual clock (lib.sh); READS=1 prints the readers'
@@ -27,7 +30,13 @@ done
 	die "usage: experiment.sh OUTDIR KERNEL... -- SCENARIO..."
 shift
 HZ=${HZ:-1000}
-jobs=$(for s in "$@"; do echo "$TOP/bench/$s.fio"; done)
+jobs=$(for s in "$@"; do
+	case $s in
+	*.fio) realpath "$s" ;;
+	*) echo "$TOP/bench/$s.fio" ;;
+	esac
+done)
+names=$(for j in $jobs; do basename "$j" .fio; done)
 use_clock
 
 # Build them all first: a build failure stops us before any timing.
@@ -50,4 +59,4 @@ for k in "${kernels[@]}"; do
 	args+=("$k=$out")
 done
 python3 "$TOP/scripts/experiment-table.py" ${READS:+--reads} "${args[@]}" \
-	-- "$@" | tee "$OUTDIR/table.md"
+	-- $names | tee "$OUTDIR/table.md"
