@@ -83,10 +83,19 @@ lift() {
 	[ -z "${2:-}" ] || echo max >"$1/memory.max"
 }
 
-# iostat_snap CGROUP - "RIOS RBYTES WIOS WBYTES" from the group's io.stat
+# iostat_snap CGROUP... - "RIOS RBYTES WIOS WBYTES" from the groups'
+# io.stat, summed
 iostat_snap() {
-	echo "$(bt_iostat "$1" rios) $(bt_iostat "$1" rbytes)" \
-		"$(bt_iostat "$1" wios) $(bt_iostat "$1" wbytes)"
+	local cg k sum out=()
+
+	for k in rios rbytes wios wbytes; do
+		sum=0
+		for cg; do
+			sum=$((sum + $(bt_iostat "$cg" "$k") + 0))
+		done
+		out+=("$sum")
+	done
+	echo "${out[*]}"
 }
 
 # disk_snap - "READS SECTORS WRITES SECTORS" the device completed (its
@@ -96,11 +105,14 @@ disk_snap() {
 		"/sys/class/block/$(basename "$(readlink -f "$BT_DEV")")/stat"
 }
 
-# io_record CGROUP STEM DISK0 - STEM.iostat, the group's io.stat, and
+# io_record STEM DISK0 CGROUP... - STEM.iostat, the groups' io.stat, and
 # STEM.disk, the device's requests from DISK0 (a disk_snap) to now
 io_record() {
-	iostat_snap "$1" >"$2.iostat"
-	echo "$3 $(disk_snap)" >"$2.disk"
+	local stem=$1 disk0=$2
+
+	shift 2
+	iostat_snap "$@" >"$stem.iostat"
+	echo "$disk0 $(disk_snap)" >"$stem.disk"
 }
 
 # cost_snap - "SECONDS TIMERS SYS TOTAL CTXT": the time; the timer
@@ -154,6 +166,37 @@ for job in "$@"; do
 		bt_wait_bdev "$BT_DEV" || echo "   $BT_DEV did not come back"
 		BT_MAJMIN=$(cat "/sys/block/$BT_NAME/dev")
 	fi
+	# the job file fio runs: the scenario's, with a section for each of
+	# the groups and the neighbour's cgroup
+	cg=$(bt_cgroup "$name")
+	iocgs=("$cg")
+	run=$job
+	if [ -n "$groups" ] || [ -n "$others" ]; then
+		run=/tmp/$BT_NAME.fio
+		cp "$job" "$run"
+	fi
+	if [ -n "$groups" ]; then
+		# fio runs in $cg, its jobs in the groups (whose paths fio
+		# takes from the cgroup2 mount, $BT_CGROOT)
+		for g in $(seq "$groups"); do
+			gcg=$(bt_cgroup "g$g")
+			iocgs+=("$gcg")
+			echo "$BT_MAJMIN $limit" >"$gcg/io.max"
+			printf '[g%d]\ncgroup=%s\n' "$g" "${gcg#"$BT_CGROOT"/}" >>"$run"
+		done
+	elif [ -n "$limit" ]; then
+		echo "$BT_MAJMIN $limit" >"$cg/io.max"
+	fi
+	[ -z "$sibling" ] || echo "$BT_MAJMIN $sibling" >"$(bt_cgroup sibling)/io.max"
+	if [ -n "$memmax" ]; then
+		bt_memory_controller
+		echo "$memmax" >"$cg/memory.max"
+	fi
+	ocg=
+	if [ -n "$others" ]; then
+		ocg=$(bt_cgroup others)
+		sed -i "/^\[others\]/a cgroup=${ocg#"$BT_CGROOT"/}" "$run"
+	fi
 	export BENCH_DEV=$BT_DEV BENCH_DIR=
 	mnt=
 	if [ -n "$fs" ]; then
@@ -169,35 +212,12 @@ for job in "$@"; do
 			continue
 		fi
 		BENCH_DIR=$mnt
-		fio --create_only=1 "$job" >/dev/null
+		# every job's files laid out, from here, not the groups
+		grep -v '^cgroup=' "$run" >"/tmp/$BT_NAME-layout.fio"
+		fio --create_only=1 "/tmp/$BT_NAME-layout.fio" >/dev/null
+		rm -f "/tmp/$BT_NAME-layout.fio"
+		[ "$others" != on ] || mkdir -p "$mnt/meta"
 		bt_drop_caches
-	fi
-	cg=$(bt_cgroup "$name")
-	run=$job
-	if [ -n "$groups" ]; then
-		# fio runs in $cg, its jobs in the groups (whose paths fio
-		# takes from the cgroup2 mount, $BT_CGROOT)
-		run=/tmp/$BT_NAME.fio
-		cp "$job" "$run"
-		for g in $(seq "$groups"); do
-			gcg=$(bt_cgroup "g$g")
-			echo "$BT_MAJMIN $limit" >"$gcg/io.max"
-			printf '[g%d]\ncgroup=%s\n' "$g" "${gcg#"$BT_CGROOT"/}" >>"$run"
-		done
-	elif [ -n "$limit" ]; then
-		echo "$BT_MAJMIN $limit" >"$cg/io.max"
-	fi
-	[ -z "$sibling" ] || echo "$BT_MAJMIN $sibling" >"$(bt_cgroup sibling)/io.max"
-	if [ -n "$memmax" ]; then
-		bt_memory_controller
-		echo "$memmax" >"$cg/memory.max"
-	fi
-	ocg=
-	if [ -n "$others" ]; then
-		ocg=$(bt_cgroup others)
-		run=/tmp/$BT_NAME.fio
-		sed "/^\[others\]/a cgroup=${ocg#"$BT_CGROOT"/}" "$job" >"$run"
-		[ "$others" = job ] || mkdir -p "$mnt/meta"
 	fi
 
 	# a scenario given twice runs twice: NAME.r1.json, NAME.r2.json, ...
@@ -247,7 +267,7 @@ for job in "$@"; do
 		[ "$i" != "$((BENCH_RUNTIME / 4))" ] || before=$(cost_snap)
 		[ "$i" != "$((BENCH_RUNTIME * 3 / 4))" ] || after=$(cost_snap)
 		if [ -z "$fiorc" ] && [ "$i" = "$release" ]; then
-			io_record "$cg" "$OUT/$name.r$r" "$disk0"
+			io_record "$OUT/$name.r$r" "$disk0" "${iocgs[@]}"
 			lift "$cg" "$memmax"
 			echo "$i" >"$OUT/$name.r$r.released"
 			released=1
@@ -256,7 +276,7 @@ for job in "$@"; do
 	echo "$before ${after:-$(cost_snap)}" >"$OUT/$name.r$r.cost"
 	[ -z "$metapid" ] || wait "$metapid" || fiorc=meta
 	if [ "$fiorc" = 0 ]; then
-		[ -n "$released" ] || io_record "$cg" "$OUT/$name.r$r" "$disk0"
+		[ -n "$released" ] || io_record "$OUT/$name.r$r" "$disk0" "${iocgs[@]}"
 		eval "$(bt_stats "$res")"
 		echo "   iops=$iops bw=${bw_kib_s}KiB/s p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
 	else
