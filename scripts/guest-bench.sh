@@ -213,9 +213,7 @@ for job in "$@"; do
 		fi
 		BENCH_DIR=$mnt
 		# every job's files laid out, from here, not the groups
-		grep -v '^cgroup=' "$run" >"/tmp/$BT_NAME-layout.fio"
-		fio --create_only=1 "/tmp/$BT_NAME-layout.fio" >/dev/null
-		rm -f "/tmp/$BT_NAME-layout.fio"
+		grep -v '^cgroup=' "$run" | fio --create_only=1 - >/dev/null
 		[ "$others" != on ] || mkdir -p "$mnt/meta"
 		bt_drop_caches
 	fi
