@@ -263,81 +263,133 @@ static void throtl_tokens_test(struct kunit *test)
  * own window) down to 16 KiB or, if less, the whole pages the rate
  * accrues in THROTL_READ_WAIT_NS, and never so small that reads of that
  * size at the bps limit would exceed the iops limit, or on a rotational
- * disk THROTL_READ_ROT_IOPS.
+ * disk THROTL_READ_ROT_IOPS over the turns the read takes.
  */
 static void throtl_read_floor_test(struct kunit *test)
 {
 	static const u64 rates[] = { 1, 4096, 100 * 1024, SZ_1M, 10 * SZ_1M,
 				     100ULL * SZ_1G };
 	static const unsigned int iops[] = { 1, 7, 100, 200, 1000, 100000 };
-	u64 floor, rate, least;
-	unsigned int i, j;
+	u64 floor, rate, least, last;
+	unsigned int i, j, k;
 
 	/* 1 MiB/s accrues 4 KiB in 4 ms: 16 KiB is the floor */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, false),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 0),
 			(u64)SZ_16K);
 	/* 10 MiB/s accrues 40 KiB, rounded up */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 0, false),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 0, 0),
 			41944ULL);
 	/* one bio queued, the reader's own window: all of it */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 1, false),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 1, 0),
 			(u64)SZ_16K);
 	/* eight bios queued: an eighth of it, but the page 4 ms accrues */
 	least = round_down(4195ULL, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, false),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, 0),
 			max_t(u64, SZ_2K, least));
 	KUNIT_EXPECT_EQ(test,
-			throtl_read_floor(SZ_1M, UINT_MAX, UINT_MAX, false),
+			throtl_read_floor(SZ_1M, UINT_MAX, UINT_MAX, 0),
 			least);
 	/* 10 MiB/s: an eighth would be 5 KiB, shared down to 16 KiB only */
 	least = round_down((u64)SZ_16K, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 8, false),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 8, 0),
 			max_t(u64, 5243, least));
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 2, false),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 2, 0),
 			20972ULL);
 	/* from 4 MiB/s up, 16 KiB however many wait */
 	KUNIT_EXPECT_EQ(test,
-			throtl_read_floor(4 * SZ_1M, UINT_MAX, UINT_MAX, false),
+			throtl_read_floor(4 * SZ_1M, UINT_MAX, UINT_MAX, 0),
 			least);
 	/* under 1 MiB/s 4 ms accrues less than a page: shared to nothing */
 	KUNIT_EXPECT_EQ(test,
-			throtl_read_floor(SZ_512K, UINT_MAX, UINT_MAX, false),
+			throtl_read_floor(SZ_512K, UINT_MAX, UINT_MAX, 0),
 			0ULL);
 	/* rbps=1MiB/s riops=100: 16 KiB; queued, 10 KiB and a bit */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 0, false),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 0, 0),
 			(u64)SZ_16K);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8, false),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8, 0),
 			10486ULL);
 	/* rbps=10MiB/s riops=200: 51.2 KiB binds before the 40 KiB */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, false),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, 0),
 			52429ULL);
 	/* a rotational disk: at most 16 reads a second, however many wait */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, true),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 1),
 			(u64)SZ_64K);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, true),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, 1),
 			(u64)SZ_64K);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, true),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, 1),
 			655360ULL);
 	/* there too a lower iops limit binds: rbps=1MiB/s riops=8 */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 8, 0, true),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 8, 0, 1),
 			(u64)SZ_128K);
+	/* eight turns, seven other groups' reads: half a second of it */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 8),
+			(u64)SZ_512K);
+	/* sixteen turns: a second of it, above a lower iops limit's floor */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8, 16),
+			(u64)SZ_1M);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(U64_MAX - 1, UINT_MAX, 0, 16),
+			U64_MAX - 1);
 	/* the largest limit does not overflow */
 	KUNIT_EXPECT_EQ(test,
-			throtl_read_floor(U64_MAX - 1, UINT_MAX, 0, false),
+			throtl_read_floor(U64_MAX - 1, UINT_MAX, 0, 0),
 			div_u64(U64_MAX - 1, 250) + 1);
 
 	/* reads of the floor at the bps limit stay within the iops limit */
 	for (i = 0; i < ARRAY_SIZE(rates); i++) {
 		rate = rates[i];
 		for (j = 0; j < ARRAY_SIZE(iops); j++) {
-			floor = throtl_read_floor(rate, iops[j], 1000, false);
+			floor = throtl_read_floor(rate, iops[j], 1000, 0);
 			KUNIT_EXPECT_GT(test, floor, 0ULL);
 			KUNIT_EXPECT_LE(test, div64_u64(rate, floor),
 					(u64)iops[j]);
-			floor = throtl_read_floor(rate, iops[j], 1000, true);
+			floor = throtl_read_floor(rate, iops[j], 1000, 1);
 			KUNIT_EXPECT_LE(test, div64_u64(rate, floor),
 					(u64)min(iops[j], 16U));
+			for (k = 2; k <= THROTL_READ_ROT_IOPS; k++) {
+				last = floor;
+				floor = throtl_read_floor(rate, iops[j], 1000,
+							  k);
+				KUNIT_EXPECT_GE(test, floor, last);
+				KUNIT_EXPECT_LE(test, div64_u64(rate, floor),
+						(u64)THROTL_READ_ROT_IOPS / k);
+			}
 		}
+	}
+}
+
+/*
+ * The turns a read on a rotational disk takes (throtl_rot_turns()): its
+ * own and one for each of the other groups' reads since its last or
+ * between its last two, whichever is more, at most THROTL_READ_ROT_IOPS.
+ * n groups reading in turn at the same limit, each taking n turns a
+ * read, read 16 times a second together, and more than 16 groups once a
+ * second each.
+ */
+static void throtl_rot_turns_test(struct kunit *test)
+{
+	u64 floor, reads;
+	unsigned int n;
+
+	/* alone: its own turn */
+	KUNIT_EXPECT_EQ(test, throtl_rot_turns(0, 0), 1U);
+	/* asked for as its last read left: the others' between its last two */
+	KUNIT_EXPECT_EQ(test, throtl_rot_turns(0, 7), 8U);
+	KUNIT_EXPECT_EQ(test, throtl_rot_turns(7, 3), 8U);
+	/* at most a second of its limit, however many */
+	KUNIT_EXPECT_EQ(test, throtl_rot_turns(15, 0), 16U);
+	KUNIT_EXPECT_EQ(test, throtl_rot_turns(16, 100), 16U);
+	KUNIT_EXPECT_EQ(test, throtl_rot_turns(ULONG_MAX, ULONG_MAX), 16U);
+
+	for (n = 1; n <= 2 * THROTL_READ_ROT_IOPS; n++) {
+		floor = throtl_read_floor(SZ_1M, UINT_MAX, 0,
+					  throtl_rot_turns(0, n - 1));
+		reads = n * div64_u64(SZ_1M, floor);
+		if (n <= THROTL_READ_ROT_IOPS)
+			KUNIT_EXPECT_LE(test, reads, (u64)THROTL_READ_ROT_IOPS);
+		else
+			KUNIT_EXPECT_EQ(test, reads, (u64)n);
+		if (THROTL_READ_ROT_IOPS % n == 0)
+			KUNIT_EXPECT_EQ(test, reads, (u64)THROTL_READ_ROT_IOPS);
 	}
 }
 
@@ -724,6 +776,7 @@ static struct kunit_case throtl_bucket_cases[] = {
 	KUNIT_CASE(throtl_rescale_test),
 	KUNIT_CASE(throtl_tokens_test),
 	KUNIT_CASE(throtl_read_floor_test),
+	KUNIT_CASE(throtl_rot_turns_test),
 	KUNIT_CASE(throtl_issuer_bound_test),
 	KUNIT_CASE(throtl_long_uptime_test),
 	KUNIT_CASE(throtl_take_test),

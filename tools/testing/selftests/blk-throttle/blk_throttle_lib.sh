@@ -135,6 +135,8 @@ bt_setup_dev() {
 	echo 1024 >"$BT_NULLB/size"
 	echo 4096 >"$BT_NULLB/blocksize"
 	echo "${BT_MEMORY_BACKED:-0}" >"$BT_NULLB/memory_backed"
+	[ -z "${BT_MAX_SECTORS:-}" ] ||
+		echo "$BT_MAX_SECTORS" >"$BT_NULLB/max_sectors"
 	[ "$mbps" = 0 ] || echo "$mbps" >"$BT_NULLB/mbps"
 	echo 1 >"$BT_NULLB/power" || ktap_exit_fail_msg "cannot power on $BT_NULLB"
 	BT_DEV=/dev/$BT_NAME

@@ -33,7 +33,9 @@
 # windows; fitted to 4 ms or 16 KiB they would be 16 KiB, four times the
 # seeks), and the slowest 0.1% wait at most 100 ms (a 64 KiB window
 # waits 62.5 ms; unfitted, the larger windows of a rotational disk wait
-# 250 ms).
+# 250 ms). Groups there share the disk's 16 reads a second: eight groups
+# of one reader each at 1 MiB/s read at most 40 times a second together
+# (about 16; with a floor of each group's own, 128).
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -55,8 +57,9 @@ if ! command -v mkfs.ext4 >/dev/null; then
 	ktap_skip_all "mkfs.ext4 is not installed"
 	exit "$KSFT_SKIP"
 fi
-BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 25
+# requests of up to 1 MiB, as hard disks take: see 26
+BT_MEMORY_BACKED=1 BT_MAX_SECTORS=2048 bt_setup_dev
+ktap_set_plan 26
 
 # 1-3: the block device itself, read through its page cache
 bt_limited_read bdev-1m 1048576 max 20000 12 --filename="$BT_DEV" \
@@ -160,6 +163,52 @@ echo 1 >"/sys/block/$BT_NAME/queue/rotational" ||
 	ktap_exit_fail_msg "cannot make $BT_DEV rotational"
 bt_limited_read rot-1m 1048576 max 100000 48 --filename="$FILE" \
 	--ioengine=psync
+
+# 26: eight groups of one reader each at 1 MiB/s on the rotational disk
+# share its 16 reads a second: a fitted read carries a sixteenth of a
+# second of its group's limit for its own turn and one more for each read
+# of the other groups since its last, so the groups read about 16 times a
+# second together, each in reads of half a second of its limit; with a
+# floor of each group's own they would read 16 times a second each, 128
+# together. At most 40 a second. Read ahead up to 1 MiB here, and the
+# disk takes requests of 1 MiB, so that such windows fit in one read.
+rot_groups() {
+	local i cg cgs=() pids=() fail=0 ra rates= rios=0 rbytes=0 max
+
+	ra=$(cat "/sys/block/$BT_NAME/queue/read_ahead_kb")
+	echo 1024 >"/sys/block/$BT_NAME/queue/read_ahead_kb"
+	for i in $(seq 8); do
+		cg=$(bt_cgroup "rot-g$i")
+		echo "$BT_MAJMIN rbps=1048576" >"$cg/io.max"
+		cgs+=("$cg")
+	done
+	bt_drop_caches
+	for i in $(seq 8); do
+		bt_fio "${cgs[i - 1]}" "$BT_OUTDIR/$BT_NAME-rot-g$i.json" \
+			--name="rot-g$i" --filename="$FILE" --rw=read --bs=4k \
+			--ioengine=psync --offset=$(((i - 1) * mib / 8))M \
+			--size=$((mib / 8))M --time_based --runtime="$BT_RUNTIME" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" || fail=1
+	done
+	echo "$ra" >"/sys/block/$BT_NAME/queue/read_ahead_kb"
+	[ "$fail" = 0 ] || ktap_exit_fail_msg "fio failed:" \
+		"$(cat "$BT_OUTDIR/$BT_NAME"-rot-g*.json.err)"
+	for i in $(seq 8); do
+		eval "$(bt_stats "$BT_OUTDIR/$BT_NAME-rot-g$i.json")"
+		rates="$rates $bw_kib_s"
+		rios=$((rios + $(bt_iostat "${cgs[i - 1]}" rios)))
+		rbytes=$((rbytes + $(bt_iostat "${cgs[i - 1]}" rbytes)))
+	done
+	ktap_print_msg "rot-8g: KiB/s$rates; $rios device reads of" \
+		"$((rbytes / (rios ? rios : 1) / 1024)) KiB"
+	max=$((40 * BT_RUNTIME))
+	ktap_test_result "rot-8g, device reads in $BT_RUNTIME s: $rios reads <= $max reads" \
+		at_most "$rios" "$max"
+}
+rot_groups
 echo 0 >"/sys/block/$BT_NAME/queue/rotational"
 
 ktap_finished
