@@ -43,6 +43,7 @@ TABLE = [("iops", "IOPS", "{:.1f}"), ("bw_kib_s", "KiB/s", "{:.0f}"),
          ("disk_writes", "write requests the disk completed", "{:.0f}"),
          ("mean_wreq_kib", "mean write request, KiB", "{:.1f}"),
          ("charged_kib_s", "charged to the group, KiB/s", "{:.0f}"),
+         ("wrapped_readers", "readers past their file's end", "{:.0f}"),
          ("charged_min_kib_s", "slowest second charged, KiB/s", "{:.0f}"),
          ("charged_max_kib_s", "fastest second charged, KiB/s", "{:.0f}"),
          ("others_fsync_p50_us", "others: fsync p50", "ms"),
@@ -163,6 +164,32 @@ def charged(path):
             "charged_max_kib_s": max(rates)}
 
 
+def size_bytes(text):
+    """fio's size option in bytes ("32M": 32 MiB), None if not one."""
+    units = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}
+    text = text.strip().lower().rstrip("ib").rstrip("b")
+    num, unit = text.rstrip("kmgt"), text[len(text.rstrip("kmgt")):]
+    if not num.isdigit() or unit not in units:
+        return None
+    return int(num) << units[unit]
+
+
+def wrapped_readers(doc):
+    """How many sequential buffered readers read more than their file:
+    time_based, fio starts such a file over, and the second pass comes
+    from the page cache at the memory's speed, not from the device."""
+    glob_opts = doc.get("global options", {})
+    n = 0
+    for job in doc["jobs"]:
+        o = dict(glob_opts, **job.get("job options", {}))
+        size = size_bytes(o.get("size", ""))
+        if o.get("rw") != "read" or o.get("direct") == "1" or not size:
+            continue
+        if job["read"]["io_bytes"] > size:
+            n += 1
+    return n
+
+
 def percentiles(vals, prefix):
     """p50, p99 and max of a list of latencies in us, keyed PREFIX_p50_us
     and so on."""
@@ -218,6 +245,9 @@ def metrics(d, name):
         extra = others(doc, stem + ".meta")
         total, jobs = fio_summary.summarise(doc)
         total.update(extra)
+        wrapped = wrapped_readers(doc)
+        if wrapped:
+            total["wrapped_readers"] = wrapped
         total.update(cost(stem + ".cost"))
         total.update(iostat(stem + ".iostat"))
         total.update(disk(stem + ".disk"))
@@ -400,6 +430,11 @@ def summary_table(res):
             rate = "%.1f / %.1f IOPS" % (v["iops"], p["iops"])
         if "groups" in e:
             rate += " (%d groups)" % e["groups"]
+        for k in KERNELS:
+            if e[k].get("wrapped_readers"):
+                rate += " (%s: %d readers past their file's end, read " \
+                        "again from the page cache)" % (
+                            k, e[k]["wrapped_readers"])
         rows.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %s "
                     "| %s |" % (
             name, e["io_max"], rate,

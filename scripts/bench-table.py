@@ -73,10 +73,11 @@ def table(res):
 
 
 def limit_kib(e):
-    """The rbps limit of a scenario in KiB/s, or None."""
+    """The rbps limit of a scenario in KiB/s, of all its groups where
+    each has it, or None."""
     for kv in e["io_max"].split():
         if kv.startswith("rbps=") and kv[5:] != "max":
-            return int(kv[5:]) / 1024.0
+            return int(kv[5:]) / 1024.0 * e.get("groups", 1)
     return None
 
 
@@ -109,7 +110,7 @@ def rate_table(res):
             "%.2f" % (p["rios"] / v["rios"])
             if v.get("rios") and "rios" in p else "", "", ""))
     out += ["", "KiB/s: the sum over readers; limit: that over the rbps"
-            " limit; latency:", "fio clat of a 4 KiB read, of the worst"
+            " limit (of all", "the groups where each has it); latency:", "fio clat of a 4 KiB read, of the worst"
             " reader where several; reads:", "the group's device reads"
             " (io.stat rios) and their mean size in KiB;", "ratio:"
             " patched / vanilla."]
