@@ -110,10 +110,10 @@ def rate_table(res):
             "%.2f" % (p["rios"] / v["rios"])
             if v.get("rios") and "rios" in p else "", "", ""))
     out += ["", "KiB/s: the sum over readers; limit: that over the rbps"
-            " limit (of all", "the groups where each has it); latency:", "fio clat of a 4 KiB read, of the worst"
-            " reader where several; reads:", "the group's device reads"
-            " (io.stat rios) and their mean size in KiB;", "ratio:"
-            " patched / vanilla."]
+            " limit (of all", "the groups where each has it); latency: fio"
+            " clat of a 4 KiB read, of", "the worst reader where several;"
+            " reads: the group's device reads", "(io.stat rios) and their"
+            " mean size in KiB; ratio: patched / vanilla."]
     return out
 
 
