@@ -263,7 +263,8 @@ static void throtl_tokens_test(struct kunit *test)
  * own window) down to 16 KiB or, if less, the whole pages the rate
  * accrues in THROTL_READ_WAIT_NS, and never so small that reads of that
  * size at the bps limit would exceed the iops limit, or on a rotational
- * disk THROTL_READ_ROT_IOPS over the turns the read takes.
+ * disk THROTL_READ_ROT_IOPS over the turns the read takes, unless those
+ * turns carry more than one request of the disk.
  */
 static void throtl_read_floor_test(struct kunit *test)
 {
@@ -274,81 +275,98 @@ static void throtl_read_floor_test(struct kunit *test)
 	unsigned int i, j, k;
 
 	/* 1 MiB/s accrues 4 KiB in 4 ms: 16 KiB is the floor */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 0, U64_MAX),
 			(u64)SZ_16K);
 	/* 10 MiB/s accrues 40 KiB, rounded up */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 0, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 0, 0, U64_MAX),
 			41944ULL);
 	/* one bio queued, the reader's own window: all of it */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 1, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 1, 0, U64_MAX),
 			(u64)SZ_16K);
 	/* eight bios queued: an eighth of it, but the page 4 ms accrues */
 	least = round_down(4195ULL, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, 0, U64_MAX),
 			max_t(u64, SZ_2K, least));
 	KUNIT_EXPECT_EQ(test,
-			throtl_read_floor(SZ_1M, UINT_MAX, UINT_MAX, 0),
+			throtl_read_floor(SZ_1M, UINT_MAX, UINT_MAX, 0, U64_MAX),
 			least);
 	/* 10 MiB/s: an eighth would be 5 KiB, shared down to 16 KiB only */
 	least = round_down((u64)SZ_16K, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 8, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 8, 0, U64_MAX),
 			max_t(u64, 5243, least));
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 2, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 2, 0, U64_MAX),
 			20972ULL);
 	/* from 4 MiB/s up, 16 KiB however many wait */
 	KUNIT_EXPECT_EQ(test,
-			throtl_read_floor(4 * SZ_1M, UINT_MAX, UINT_MAX, 0),
+			throtl_read_floor(4 * SZ_1M, UINT_MAX, UINT_MAX, 0, U64_MAX),
 			least);
 	/* under 1 MiB/s 4 ms accrues less than a page: shared to nothing */
 	KUNIT_EXPECT_EQ(test,
-			throtl_read_floor(SZ_512K, UINT_MAX, UINT_MAX, 0),
+			throtl_read_floor(SZ_512K, UINT_MAX, UINT_MAX, 0, U64_MAX),
 			0ULL);
 	/* rbps=1MiB/s riops=100: 16 KiB; queued, 10 KiB and a bit */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 0, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 0, 0, U64_MAX),
 			(u64)SZ_16K);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8, 0, U64_MAX),
 			10486ULL);
 	/* rbps=10MiB/s riops=200: 51.2 KiB binds before the 40 KiB */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, 0),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, 0, U64_MAX),
 			52429ULL);
 	/* a rotational disk: at most 16 reads a second, however many wait */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 1),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 1, U64_MAX),
 			(u64)SZ_64K);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, 1),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 8, 1, U64_MAX),
 			(u64)SZ_64K);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, 1),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, 200, 0, 1, U64_MAX),
 			655360ULL);
 	/* there too a lower iops limit binds: rbps=1MiB/s riops=8 */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 8, 0, 1),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 8, 0, 1, U64_MAX),
 			(u64)SZ_128K);
 	/* eight turns, seven other groups' reads: half a second of it */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 8),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 8, U64_MAX),
 			(u64)SZ_512K);
 	/* sixteen turns: a second of it, above a lower iops limit's floor */
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8, 16),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 100, 8, 16, U64_MAX),
 			(u64)SZ_1M);
-	KUNIT_EXPECT_EQ(test, throtl_read_floor(U64_MAX - 1, UINT_MAX, 0, 16),
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(U64_MAX - 1, UINT_MAX, 0, 16, U64_MAX),
 			U64_MAX - 1);
+	/* the turns never carry more than one request: it goes in pieces */
+	KUNIT_EXPECT_EQ(test,
+			throtl_read_floor(30 * SZ_1M, UINT_MAX, 0, 1, SZ_1M + SZ_256K),
+			(u64)SZ_1M + SZ_256K);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 8, SZ_128K),
+			(u64)SZ_128K);
+	/* the cap is the turns' only: a lower iops limit's floor stays */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, 4, 0, 16, SZ_128K),
+			(u64)SZ_256K);
+	/* and so does every disk's floor: 16 KiB, or 4 ms of the limit */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(SZ_1M, UINT_MAX, 0, 1, SZ_4K),
+			(u64)SZ_16K);
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(30 * SZ_1M, UINT_MAX, 0, 1, SZ_64K),
+			125830ULL);
+	/* on a disk that is not rotational there is no cap to take */
+	KUNIT_EXPECT_EQ(test, throtl_read_floor(10 * SZ_1M, UINT_MAX, 0, 0, SZ_4K),
+			41944ULL);
 	/* the largest limit does not overflow */
 	KUNIT_EXPECT_EQ(test,
-			throtl_read_floor(U64_MAX - 1, UINT_MAX, 0, 0),
+			throtl_read_floor(U64_MAX - 1, UINT_MAX, 0, 0, U64_MAX),
 			div_u64(U64_MAX - 1, 250) + 1);
 
 	/* reads of the floor at the bps limit stay within the iops limit */
 	for (i = 0; i < ARRAY_SIZE(rates); i++) {
 		rate = rates[i];
 		for (j = 0; j < ARRAY_SIZE(iops); j++) {
-			floor = throtl_read_floor(rate, iops[j], 1000, 0);
+			floor = throtl_read_floor(rate, iops[j], 1000, 0, U64_MAX);
 			KUNIT_EXPECT_GT(test, floor, 0ULL);
 			KUNIT_EXPECT_LE(test, div64_u64(rate, floor),
 					(u64)iops[j]);
-			floor = throtl_read_floor(rate, iops[j], 1000, 1);
+			floor = throtl_read_floor(rate, iops[j], 1000, 1, U64_MAX);
 			KUNIT_EXPECT_LE(test, div64_u64(rate, floor),
 					(u64)min(iops[j], 16U));
 			for (k = 2; k <= THROTL_READ_ROT_IOPS; k++) {
 				last = floor;
 				floor = throtl_read_floor(rate, iops[j], 1000,
-							  k);
+							  k, U64_MAX);
 				KUNIT_EXPECT_GE(test, floor, last);
 				KUNIT_EXPECT_LE(test, div64_u64(rate, floor),
 						(u64)THROTL_READ_ROT_IOPS / k);
@@ -382,7 +400,7 @@ static void throtl_rot_turns_test(struct kunit *test)
 
 	for (n = 1; n <= 2 * THROTL_READ_ROT_IOPS; n++) {
 		floor = throtl_read_floor(SZ_1M, UINT_MAX, 0,
-					  throtl_rot_turns(0, n - 1));
+					  throtl_rot_turns(0, n - 1), U64_MAX);
 		reads = n * div64_u64(SZ_1M, floor);
 		if (n <= THROTL_READ_ROT_IOPS)
 			KUNIT_EXPECT_LE(test, reads, (u64)THROTL_READ_ROT_IOPS);
