@@ -3,8 +3,9 @@
 #
 # Export the series from build/linux (base..patched) and check each
 # patch with the kernel's scripts/checkpatch.pl --strict. Prints a table;
-# exits non-zero if any patch has an error or a warning, or if the series
-# still has files no patch owns ("overlay" commit).
+# exits non-zero if any patch has an error or a warning, if the series
+# still has files no patch owns ("overlay" commit), or if an experiment
+# patch of bench/ no longer applies on it.
 #
 #   check-series.sh [OUTDIR]   (default build/series)
 set -u
@@ -47,4 +48,14 @@ disorder() {
 	die "MAINTAINERS: the series adds lines out of parse-maintainers.pl order"
 rm -f "$OUT"/M.*
 echo "MAINTAINERS: in parse-maintainers.pl order"
+
+# Every experiment of bench/ is the series with a patch on top
+# (prepare-tree.sh): each must still apply, or its figures in results/
+# could not be rerun.
+stale=
+for p in "$TOP"/bench/*.patch; do
+	git -C "$LINUX" apply --check "$p" 2>/dev/null || stale="$stale ${p##*/}"
+done
+[ -z "$stale" ] || die "bench/ patches that no longer apply on the series:$stale"
+echo "bench/: $(ls "$TOP"/bench/*.patch | wc -l) experiment patches apply on the series"
 say "checkpatch --strict: clean ($OUT)"
