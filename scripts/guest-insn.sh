@@ -38,6 +38,10 @@
 # above the load (highlimit). What it costs a reader that no limit holds
 # back that readahead asks for its budget.
 #
+# INSN_RA_KB=K sets the disk's read_ahead_kb to K for them: on a disk
+# that reads ahead megabytes, so that N reads are enough readahead bios
+# to count.
+#
 # OUTDIR/windows gets a line per measured run, "K LIMIT ENGINE ROUND N
 # IOS NS": the plugin's window K (its dump after the K-th marker) is that
 # run, IOS the bios the cgroups' io.stat counted for it, and NS the
@@ -216,6 +220,8 @@ if [[ $PARTS == *" buffered "* ]]; then
 		sibling) echo "$BT_MAJMIN rbps=1048576" >"$(bt_cgroup sibling)/io.max" ;;
 		highlimit) echo "$BT_MAJMIN rbps=100000000000" >"$cg/io.max" ;;
 		esac
+		[ -z "${INSN_RA_KB:-}" ] ||
+			echo "$INSN_RA_KB" >"/sys/dev/block/$BT_MAJMIN/queue/read_ahead_kb"
 		udevadm settle
 		sleep 5
 		"${BT_IN_CGROUP[@]}" "$cg" dd if="$BT_DEV" of=/dev/null bs=4k \
