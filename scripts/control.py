@@ -67,6 +67,7 @@ CONTROL = [
     ("io_max_interface.sh", "overflow: 2^64 + 1", None),
     ("io_max_interface.sh", "overflow: 20 nines", None),
     ("io_max_interface.sh", "iops overflow: 2^64", None),
+    ("io_max_interface.sh", "random lines answered and applied", None),
     ("io_max_interface.sh", "v1 iops of 2^32 is no limit, and reads go", None),
 ]
 

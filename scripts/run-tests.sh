@@ -95,8 +95,10 @@ fi
 # top): none there, boot.sh's BOOT_TIMEOUT holds
 [ "${CLOCK:-host}" = virtual ] && timeout=0
 [ -n "${timeout:-}" ] && genv+=("KSFT_OVERRIDE_TIMEOUT=$timeout")
-[ -n "${BLK_THROTTLE_RUNTIME:-}" ] &&
-	genv+=("BLK_THROTTLE_RUNTIME=$BLK_THROTTLE_RUNTIME")
+for v in BLK_THROTTLE_RUNTIME BLK_THROTTLE_STRESS_SECS BLK_THROTTLE_STRESS_SEED \
+	BLK_THROTTLE_IO_MAX_SEED; do
+	[ -n "${!v:-}" ] && genv+=("$v=${!v}")
+done
 # boot the kernel, run the kselftests (TESTS, or all) and keep what they
 # print in OUT
 "$TOP/scripts/boot.sh" "$image" "$OUT" "${genv[@]}" ${TESTS:+"TESTS=$TESTS"} \

@@ -5,8 +5,11 @@
 # are rejected with the documented errno (EINVAL for what does not parse,
 # ERANGE for a number out of range, ENODEV for a device that does not
 # exist, E2BIG for a write longer than a page) and leave the old limits
-# untouched. Then the cgroup v1 blkio.throttle.* files, when the kernel
+# untouched. Then random lines (io_max_random.py), each judged by the
+# same rules. Then the cgroup v1 blkio.throttle.* files, when the kernel
 # has cgroup v1 and the blkio controller is free to mount there.
+#
+#   BLK_THROTTLE_IO_MAX_SEED=N  replay the random lines of a run
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -90,7 +93,10 @@ reject() {
 U64_MAX=18446744073709551615
 LONG=$(printf 'riops=100 %.0s' $(seq 500))
 
-ktap_set_plan $((61 + 9))
+RANDOM_LINES=2000
+SEED=${BLK_THROTTLE_IO_MAX_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+
+ktap_set_plan $((61 + 1 + 9))
 
 # valid lines: what they set
 accept "set rbps" "$D rbps=1048576" "$D rbps=1048576 wbps=max riops=max wiops=max"
@@ -166,6 +172,14 @@ reject "device without a space" "${D}rbps=1" EINVAL
 reject "device alone" "$D" EINVAL
 reject "longer than a page" "$D $LONG" E2BIG
 
+# random lines: each answered and applied as the rules say
+out=$(python3 "$DIR/io_max_random.py" "$CG/io.max" "$D" "$SEED" $RANDOM_LINES)
+rc=$?
+while read -r msg; do
+	ktap_print_msg "$msg"
+done <<<"$out"
+ktap_test_result "random lines answered and applied as the rules say" [ $rc = 0 ]
+
 # cgroup v1: blkio.throttle.*_device take "MAJ:MIN VALUE", where 0 removes
 # the rule (Documentation/admin-guide/cgroup-v1/blkio-controller.rst). The
 # io controller can be mounted on v1 only while no v2 cgroup enables it.
@@ -238,5 +252,5 @@ else
 	ktap_test_fail "v1 iops of 2^32 is no limit, and reads go"
 fi
 
-ktap_print_msg "inputs tried: 61 io.max lines, 9 cgroup v1 lines"
+ktap_print_msg "inputs tried: 61 io.max lines, $RANDOM_LINES random ones, 9 cgroup v1 lines"
 ktap_finished
