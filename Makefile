@@ -12,16 +12,18 @@
 #                debug kernel; fail on any failed check, SKIP, XFAIL or
 #                splat, or if vanilla passes what the series fixes
 #
-# Variables: HZ=1000|250|100 (default 1000), ACCEL=kvm|tcg (skip the
-# KVM probe), CLOCK=virtual (hz-matrix guests on QEMU's virtual clock,
-# see scripts/run-tests.sh), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds
-# per fio run), SCENARIOS, ROUNDS and RESULTS (which benchmark
-# scenarios, how many rounds of each, where to write them), BENCH_DISK=
-# virtio (the scenarios on a virtio-blk disk, not null_blk), N (rounds
-# of make repeat), DRY_RUN=1 (make series with an identity that cannot
-# sign off, to look at the export), NO_BUILD=1 (make insn-count on the
-# images already built), INSN_DISK=virtio (make insn-count on a
-# virtio-blk disk), BLKTESTS=DIR (make blktests).
+# Variables: HZ=1000|250|100 (default 1000), ACCEL=kvm|tcg (skip the KVM
+# probe), CLOCK=virtual (hz-matrix guests on QEMU's virtual clock, see
+# scripts/run-tests.sh), BLK_THROTTLE_RUNTIME and BENCH_RUNTIME (seconds
+# per fio run), BLK_THROTTLE_STRESS_SECS and BLK_THROTTLE_STRESS_SEED
+# (how long stress.sh's chaos lasts, and its seed), SCENARIOS, ROUNDS
+# and RESULTS (which benchmark scenarios, how many rounds of each, where
+# to write them), BENCH_DISK=virtio (the scenarios on a virtio-blk
+# disk, not null_blk), N (rounds of make repeat), DRY_RUN=1 (make series
+# with an identity that cannot sign off, to look at the export),
+# NO_BUILD=1 (make insn-count on the images already built),
+# INSN_DISK=virtio (make insn-count on a virtio-blk disk), BLKTESTS=DIR
+# (make blktests).
 
 HZ ?= 1000
 export HZ
@@ -74,9 +76,12 @@ test-debug: setup
 		scripts/run-tests.sh patched $(HZ)
 
 # The KCSAN variant (kconfig/kcsan.config, in place of KASAN): the same
-# functional tests, failing on any data-race report
+# functional tests and cpus.sh on twelve vCPUs, failing on any data-race
+# report
 test-kcsan: setup
 	@KCSAN=1 scripts/run-tests.sh patched $(HZ)
+	@KCSAN=1 CLOCK=virtual CLOCK_CPUS=12 RUN=cpus TESTS=cpus.sh BLK_THROTTLE_RUNTIME=10 \
+		scripts/run-tests.sh patched $(HZ)
 
 # checkpatch --strict on every patch, docutils and kernel-doc on the docs
 check: setup

@@ -8,12 +8,22 @@
 #
 # TESTS, if set, names the tests to run (default: all of them);
 # KSFT_OVERRIDE_TIMEOUT, if set, replaces the settings file's timeout.
+# KCSAN_IGNORE, if set, names functions whose data races a KCSAN kernel
+# is not to report (its debugfs filter, by the function an access is in).
 set -u
 KSFT=${1:?}
 OUT=${2:?}
 
 # the kernel's log from boot, for the KUnit suites built into it
 dmesg >"$OUT/dmesg-boot.log"
+
+if [ -n "${KCSAN_IGNORE:-}" ]; then
+	[ -e /sys/kernel/debug/kcsan ] || mount -t debugfs none /sys/kernel/debug
+	for f in $KCSAN_IGNORE; do
+		echo "!$f" >/sys/kernel/debug/kcsan || exit 1
+	done
+	echo "KCSAN does not report races in: $KCSAN_IGNORE"
+fi
 
 # run_kselftest.sh writes only its per-test logs, into OUT
 cd "$KSFT" || exit 1

