@@ -77,7 +77,8 @@ test-debug: setup
 
 # The KCSAN variant (kconfig/kcsan.config, in place of KASAN): the same
 # functional tests and cpus.sh on twelve vCPUs, failing on any data-race
-# report
+# report but those in two of upstream's bitmap helpers (run-tests.sh's
+# KCSAN_IGNORE says which and why)
 test-kcsan: setup
 	@KCSAN=1 scripts/run-tests.sh patched $(HZ)
 	@KCSAN=1 CLOCK=virtual CLOCK_CPUS=12 RUN=cpus TESTS=cpus.sh BLK_THROTTLE_RUNTIME=10 \
