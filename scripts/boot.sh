@@ -7,7 +7,9 @@
 #   boot.sh IMAGE OUTDIR COMMAND...
 #
 # The guest's console goes to OUTDIR/console.log and the command's output
-# to our stdout and OUTDIR/guest.log. The exit status is the command's.
+# to our stdout and OUTDIR/guest.log, and to OUTDIR/guest-host-times.log
+# with the host's seconds since the boot began before each line (where
+# a slow guest spent its time). The exit status is the command's.
 # A guest that panics, hangs past BOOT_TIMEOUT or prints a splat (BUG,
 # WARNING, Oops, KASAN, UBSAN, lockdep, hung task) fails, console kept.
 #
@@ -96,7 +98,9 @@ while :; do
 		--append "$append" \
 		${qopts:+--qemu-opts "$qopts"} \
 		--exec "$cmd" </dev/null 2>"$OUTDIR/console.log" |
-		tee "$OUTDIR/guest.log"
+		gawk -v glog="$OUTDIR/guest.log" -v times="$OUTDIR/guest-host-times.log" \
+			-v t0="$start" '{ print; print >glog
+				printf "%d %s\n", systime() - t0, $0 >times; fflush() }'
 	rc=${PIPESTATUS[0]}
 	secs=$(( $(date +%s) - start ))
 	echo "$secs" >"$OUTDIR/boot-seconds"

@@ -77,7 +77,7 @@ patched=$!
 		IMAGE=$VIMAGE TESTS=cpus.sh \
 		"$TOP/scripts/run-tests.sh" vanilla "$HZ"
 	RUN=control-iomax$sfx IMAGE=$VIMAGE TESTS=io_max_interface.sh \
-		BOOT_TIMEOUT=600 BOOT_APPEND="oops=panic panic=-1" \
+		BOOT_TIMEOUT=1200 BOOT_APPEND="oops=panic panic=-1" \
 		"$TOP/scripts/run-tests.sh" vanilla "$HZ"
 } >"$OUT/control-vanilla-hz$HZ$sfx.log" 2>&1
 wait $patched

@@ -9,7 +9,11 @@ IMAGES=$BUILD/images
 LOGS=$BUILD/logs
 NPROC=$(nproc)
 
-export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+# One ccache for every checkout on the machine, paths taken relative to
+# the checkout (CCACHE_BASEDIR): a fresh clone rebuilds what another
+# clone built in a minute or two, not cold
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/blk-throttle-ccache}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros}
 
