@@ -21,12 +21,14 @@ bt_setup_dev
 CG=$(bt_cgroup iface)
 D=$BT_MAJMIN
 
-# One python3 makes every write below, each in one write(2), and answers
-# with OK or the errno's name: bash cannot tell an errno apart, and one
-# python3 per write costs minutes on a slow KASAN kernel.
+# One python3 makes every write below, each in one write(2) (the random
+# lines' write_line()), and answers with OK or the errno's name: bash
+# cannot tell an errno apart, and one python3 per write costs minutes on
+# a slow KASAN kernel.
 coproc WRITER {
-	python3 -c '
-import errno, os, sys
+	PYTHONPATH=$DIR python3 -c '
+import os, sys
+from io_max_random import write_line
 buf = b""
 while True:
     while buf.count(b"\0") < 2:
@@ -35,15 +37,7 @@ while True:
             sys.exit(0)
         buf += more
     path, line, buf = buf.split(b"\0", 2)
-    try:
-        fd = os.open(path, os.O_WRONLY)
-        try:
-            os.write(fd, line)
-        finally:
-            os.close(fd)
-        print("OK", flush=True)
-    except OSError as e:
-        print(errno.errorcode[e.errno], flush=True)
+    print(write_line(path, line), flush=True)
 '
 }
 

@@ -135,6 +135,20 @@ def line(rnd, dev):
     return dev + rnd.choice([" ", " ", "\t", "  "]) + body(rnd)
 
 
+def write_line(path, text):
+    """Write TEXT (bytes) to PATH in one write(2): "OK", or the name of
+    the errno the write failed with."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.write(fd, text)
+        finally:
+            os.close(fd)
+        return "OK"
+    except OSError as e:
+        return errno.errorcode[e.errno]
+
+
 def read_limits(path, dev):
     with open(path) as f:
         for got in f.read().splitlines():
@@ -155,15 +169,7 @@ def main():
     for _ in range(int(count)):
         text = line(rnd, dev).encode()
         want, expect = model(text, dev, limits)
-        try:
-            fd = os.open(path, os.O_WRONLY)
-            try:
-                os.write(fd, text)
-            finally:
-                os.close(fd)
-            res = "OK"
-        except OSError as e:
-            res = errno.errorcode[e.errno]
+        res = write_line(path, text)
         got = read_limits(path, dev)
         answers[res] = answers.get(res, 0) + 1
         if res != want or got != render(dev, expect):
