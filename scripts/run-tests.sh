@@ -117,6 +117,13 @@ done
 "$TOP/scripts/boot.sh" "$image" "$OUT" "${genv[@]}" ${TESTS:+"TESTS=$TESTS"} \
 	"$TOP/scripts/guest-test.sh" "$KSFT" "$OUT"
 guest_rc=$?
+# each kselftest's own lines, cut from what the runner printed
+# (guest-test.sh): OUT/kselftest/TEST
+mkdir -p "$OUT/kselftest"
+awk -v dir="$OUT/kselftest" '
+	/^# selftests: blk-throttle: / { f = dir "/" $4; printf "" >f; next }
+	/^(not )?ok [0-9]+ selftests: blk-throttle: / { if (f != "") close(f); f = ""; next }
+	f != "" { print >f }' "$OUT/guest.log"
 
 # the results kunit.py counts as passed that the harness does not:
 # counted before the judging below writes its .parsed files beside them
