@@ -118,12 +118,15 @@ done
 	"$TOP/scripts/guest-test.sh" "$KSFT" "$OUT"
 guest_rc=$?
 # each kselftest's own lines, cut from what the runner printed
-# (guest-test.sh): OUT/kselftest/TEST
+# (guest-test.sh) into OUT/kselftest/TEST, and the host's seconds each
+# took (boot.sh's timestamps before each line)
 mkdir -p "$OUT/kselftest"
-awk -v dir="$OUT/kselftest" '
-	/^# selftests: blk-throttle: / { f = dir "/" $4; printf "" >f; next }
-	/^(not )?ok [0-9]+ selftests: blk-throttle: / { if (f != "") close(f); f = ""; next }
-	f != "" { print >f }' "$OUT/guest.log"
+per_test=$(awk -v dir="$OUT/kselftest" '
+	{ t = $1; sub(/^[0-9]+ /, "") }
+	/^# selftests: blk-throttle: / { name = $4; f = dir "/" name; s = t; printf "" >f; next }
+	/^(not )?ok [0-9]+ selftests: blk-throttle: / && f != "" {
+		close(f); f = ""; printf " %s %ds,", name, t - s; next }
+	f != "" { print >f }' "$OUT/guest-host-times.log" 2>/dev/null)
 
 # the results kunit.py counts as passed that the harness does not:
 # counted before the judging below writes its .parsed files beside them
@@ -162,12 +165,6 @@ if [ -n "$excused" ]; then
 fi
 [ "$guest_rc" = 0 ] || { echo "guest command exited $guest_rc"; fail=1; }
 
-# the host's seconds each kselftest took, from boot.sh's timestamps
-per_test=$(awk '$2 == "#" && $3 == "selftests:" { t = $5; s = $1 }
-	/^[0-9]+ (not )?ok [0-9]+ selftests: blk-throttle: / {
-		n = $0; sub(/.*blk-throttle: /, "", n); sub(/ .*/, "", n)
-		if (n == t) printf " %s %ds,", t, $1 - s }' \
-	"$OUT/guest-host-times.log" 2>/dev/null)
 echo
 [ -z "$per_test" ] || echo "host seconds per test:${per_test%,}"
 echo "times: build $((t1 - t0))s, boot and tests $((t2 - t1))s ($(cat "$OUT/accel"), guest $(cat "$OUT/boot-seconds")s); logs in $OUT"
