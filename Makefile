@@ -93,7 +93,7 @@ check: setup
 # io_max_interface.sh: its cgroup v1 case makes vanilla divide by zero
 # and hang (make control runs it in a guest of its own)
 test-vanilla: setup
-	@TESTS="$${TESTS:-tail_latency.sh pacing.sh regressions.sh readahead.sh stress.sh writeback.sh stacked.sh}" \
+	@TESTS="$${TESTS:-tail_latency.sh pacing.sh regressions.sh stress.sh stacked.sh}" \
 		scripts/run-tests.sh vanilla $(HZ)
 
 bench: setup
@@ -105,16 +105,16 @@ bench: setup
 hz-matrix: setup
 	@scripts/hz-matrix.sh
 
-# Guest instructions per IO counted by a QEMU TCG plugin on vanilla, on
-# the series with a jiffies clock (bench/jiffies-clock.patch) and on the
-# series (scripts/insn-count.sh): results/insn-count.md, or with
+# Guest instructions per IO counted by a QEMU TCG plugin on vanilla and
+# on the series (scripts/insn-count.sh; VARIANTS adds others, patch-N,
+# or an experiment of bench/): results/insn-count.md, or with
 # INSN_DISK=virtio, counted on a virtio-blk disk, results/insn-count-virtio.md
 insn-count: setup
 	@scripts/insn-count.sh
 	@cp build/out/insn-count/report.md results/insn-count$(if $(INSN_DISK),-$(INSN_DISK)).md
 
-# The two series (fixes, then feature) as git format-patch files with
-# cover letters, in out/series/fixes and out/series/feature
+# The series (fixes, then core; prereq/ is not exported) as git
+# format-patch files with cover letters, in out/series/NAME
 series: setup
 	@scripts/export-series.sh
 

@@ -37,24 +37,7 @@ CONTROL = [
     ("tail_latency.sh", "riops=37 back to back", 4),
     ("pacing.sh", "rbps=1MiB/s, 4 KiB reads (ideal 3906 us), p99", 4),
     ("pacing.sh", "burst at riops=100 after 1 s idle, IOs of 20 under 5 ms", 4),
-    ("readahead.sh", "bdev-1m, 4 KiB reads, p99.9", 2),
-    ("readahead.sh", "file-1m, 4 KiB reads, p99.9", 2),
-    ("readahead.sh", "file-10m, 4 KiB reads, p99.9", 2),
-    ("readahead.sh", "mmap-1m, 4 KiB reads, p99.9", 2),
-    ("readahead.sh", "both-1m, 4 KiB reads, p99.9", 2),
-    ("readahead.sh", "both-10m, 4 KiB reads, p99.9", 2),
-    # vanilla throttles a writeback bio of several MiB whole: at 1 MiB/s
-    # seconds go by with nothing charged, whatever the mean comes to
-    ("writeback.sh", "ext4 wbps-1m, slowest second's charge", None),
-    ("writeback.sh", "xfs wbps-1m, slowest second's charge", None),
-    # vanilla lets the flusher queue a throttled group's writeback by the
-    # hundred, each IO holding ext4 journal credits: the others' metadata
-    # operations wait for seconds (2.1-3.4 s in six runs; their fsyncs'
-    # p99 from 0.39 to 1.9 s, and in one run 5.7 ms, as few of them met
-    # the stall)
-    ("writeback.sh", "ext4 others' metadata, slowest", 2),
     ("stacked.sh", "riops=100 on the dm device, p99", 4),
-    ("stacked.sh", "dm-file-1m, 4 KiB reads, p99.9", 2),
     ("io_max_interface.sh", "leading plus sign", None),
     ("io_max_interface.sh", "trailing garbage", None),
     ("io_max_interface.sh", "trailing garbage on iops", None),

@@ -3,7 +3,9 @@
 #
 # Export the series for posting: git format-patch files with a cover
 # letter into OUTDIR/NAME (default out/series/NAME) for each series that
-# patches/series names: fixes, then feature. A cover letter is
+# patches/series names, in order, but prereq/: patches posted upstream by
+# others, which the series after them apply on and name in their cover
+# letter (@@PREREQ@@), but which are never exported. A cover letter is
 # series/NAME.txt with the benchmark tables generated from results/ and
 # the base it applies to. Before writing anything the series
 # must be clean under checkpatch --strict (check-series.sh); after, it is
@@ -37,6 +39,11 @@ checks=$("$TOP/scripts/check-series.sh" "$BUILD/series" 2>&1) || {
 	die "the series is not checkpatch-clean"
 }
 
+# the tables must be of the tree being exported
+fig=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("patched_tree", "none"))' \
+	"$TOP/results/bench.json")
+[ "$fig" = "$(git -C "$LINUX" rev-parse 'patched^{tree}')" ] ||
+	die "results/bench.json is not of this series (tree $fig): run make bench first"
 tables=$(python3 "$TOP/scripts/bench-table.py" \
 		--scenarios=seed000,rbps4k,readers16 "$TOP/results/bench.json"
 	 if [ -f "$TOP/results/hz250/bench.json" ]; then
@@ -44,25 +51,6 @@ tables=$(python3 "$TOP/scripts/bench-table.py" \
 		python3 "$TOP/scripts/bench-table.py" --scenarios=seed000 \
 			"$TOP/results/hz250/bench.json" | sed '/^rate:/,$d'
 	 fi
-	 ra=$(cd "$TOP/bench" && ls ra*.fio | sed 's/\.fio$//' | paste -sd,)
-	 echo
-	 echo "Buffered sequential 4 KiB readers on ext4 and XFS (readahead fitted):"
-	 echo
-	 python3 "$TOP/scripts/bench-table.py" --rates --scenarios="$ra" \
-		"$TOP/results/bench.json" | sed 1,2d
-	 echo
-	 echo "One reader held at its limit: the rate sets its mean wait, the kernel"
-	 echo "how its reads share it:"
-	 echo
-	 python3 "$TOP/scripts/bench-table.py" --waits \
-		--scenarios=ra1m-1r,ra10m-1r,ra20m-1r,ra30m-1r \
-		"$TOP/results/bench.json" | sed 1,2d
-	 echo
-	 echo "Buffered writers (64 KiB writes) on ext4 and XFS behind wbps, in a group"
-	 echo "with memory.max=256M (but for nomax), the memory controller on:"
-	 echo
-	 python3 "$TOP/scripts/bench-table.py" --writes \
-		"$TOP/results/bench.json" | sed 1,2d
 	 echo
 	 echo "What pacing costs: 4 KiB direct reads at high rates and in 100 groups:"
 	 echo
@@ -77,12 +65,22 @@ $(lock tarball_sha256)"
 # (first line the subject, second "Prefix: PATCH vN"); each applies on
 # top of the one before it.
 mapfile -t groups < <(sed -n 's|^\([A-Za-z0-9_-]*\)/.*|\1|p' "$TOP/patches/series" | uniq)
-[ ${#groups[@]} -gt 0 ] || die "patches/series names no series (fixes/..., feature/...)"
-rm -rf "$OUT"
+[ ${#groups[@]} -gt 0 ] || die "patches/series names no series (fixes/..., core/...)"
+rm -rf "$OUT" "$BUILD/prereq"
 prev=base
 prevsubj=
+prereq=
 all=()
 for grp in "${groups[@]}"; do
+	if [ "$grp" = prereq ]; then
+		# applied, named, never exported
+		prereq=$(git -C "$LINUX" log --reverse --format='  "%s"' base..prereq)
+		git -C "$LINUX" format-patch -q --no-signature -o "$BUILD/prereq" \
+			base..prereq
+		all+=("$BUILD"/prereq/0*.patch)
+		prev=prereq
+		continue
+	fi
 	tmpl=$TOP/series/$grp.txt
 	[ -f "$tmpl" ] || die "no cover letter for the $grp series: $tmpl"
 	subject=$(sed -n 1p "$tmpl")
@@ -104,21 +102,21 @@ for grp in "${groups[@]}"; do
 	PY
 	! grep -l "$PLACEHOLDER" "$o"/0*.patch >/dev/null ||
 		die "the placeholder identity is still in the export"
-	if [ "$prev" = base ]; then
+	if [ "$prev" = base ] || [ "$prev" = prereq ]; then
 		applies="The series applies to $base."
 	else
 		applies="The series applies on top of \"$prevsubj\", posted with it, on
 $base."
 	fi
-	python3 - "$o/0000-cover-letter.patch" "$tmpl" "$tables" "$applies" <<-'PY'
+	python3 - "$o/0000-cover-letter.patch" "$tmpl" "$tables" "$applies" "$prereq" <<-'PY'
 	import sys
-	path, tmpl, tables, base = sys.argv[1:5]
+	path, tmpl, tables, base, prereq = sys.argv[1:6]
 	text = open(path).read()
 	lines = open(tmpl).read().split("\n")
 	body = "\n".join(l for l in lines[1:] if not l.startswith("Prefix: "))
 	body = body.strip("\n").replace("@@TABLES@@", "\n".join(
 	    ("  " + l).rstrip() for l in tables.split("\n")))
-	body = body.replace("@@BASE@@", base)
+	body = body.replace("@@BASE@@", base).replace("@@PREREQ@@", prereq)
 	text = text.replace("*** SUBJECT HERE ***", lines[0])
 	text = text.replace("*** BLURB HERE ***", body)
 	open(path, "w").write(text)
@@ -157,6 +155,7 @@ echo
 echo "git am on $(lock package) $(cat "$DL/version"): applies, same tree as tested"
 echo "from and signed off by: $me"
 for grp in "${groups[@]}"; do
+	[ "$grp" != prereq ] || continue
 	echo "$grp: $(ls "$OUT/$grp"/0*.patch | grep -vc 0000-cover-letter) patches, \"$(sed -n 1p "$TOP/series/$grp.txt")\"; recipients (get_maintainer.pl):"
 	sed 's/^/  /' "$OUT/$grp/recipients.txt"
 done

@@ -14,7 +14,7 @@
 # ROUNDS (default 2) pairs of runs per workload, their spread shown.
 # INSN_PARTS (default "direct groups buffered") picks which of
 # guest-insn.sh's workloads to run.
-# VARIANTS (default "vanilla jiffies patched", see prepare-tree.sh) and
+# VARIANTS (default "vanilla patched", see prepare-tree.sh) and
 # HZ (default 1000) pick the kernels. Results: build/out/insn-count/VARIANT/
 # (or INSN_OUT/VARIANT), the table also in INSN_OUT/report.md.
 # NO_BUILD=1 counts on the images already in build/images, as they are
@@ -42,7 +42,7 @@ set -eu
 N=${1:-30000}
 ROUNDS=${ROUNDS:-2}
 HZ=${HZ:-1000}
-VARIANTS=${VARIANTS:-vanilla jiffies patched}
+VARIANTS=${VARIANTS:-vanilla patched}
 INSN_OUT=${INSN_OUT:-$BUILD/out/insn-count}
 check_disk INSN_DISK
 

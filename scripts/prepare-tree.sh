@@ -20,15 +20,12 @@
 # before it.
 #
 # An experiment is the series with a patch of bench/ on top, never
-# exported: the variant "jiffies" has bench/jiffies-clock.patch (its
-# token buckets on a jiffies clock and timer_list, the kernel that
-# insn-count.sh compares the series' hrtimer with), and a variant NAME
-# for which bench/NAME.patch exists has that patch (no-issuer-wait: the
-# series with the issuer's wait for its group's queue switched off).
+# exported: the variant NAME for which bench/NAME.patch exists has that
+# patch (window-4ms: the series with a dispatch window of 4 ms).
 # The variant "patch-N" is the series up to its N-th patch (the N-th line
 # of patches/series): the kernel a patch's own figures are measured on.
 #
-# Usage: prepare-tree.sh [vanilla|patched|jiffies|patch-N|NAME]  (checks out that variant)
+# Usage: prepare-tree.sh [vanilla|patched|patch-N|NAME]  (checks out that variant)
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -133,9 +130,8 @@ patch-[1-9]*)
 	;;
 *)
 	xpatch=$TOP/bench/$VARIANT.patch
-	[ "$VARIANT" != jiffies ] || xpatch=$TOP/bench/jiffies-clock.patch
 	[ -f "$xpatch" ] ||
-		die "usage: prepare-tree.sh [vanilla|patched|jiffies|patch-N|NAME] (bench/NAME.patch)"
+		die "usage: prepare-tree.sh [vanilla|patched|patch-N|NAME] (bench/NAME.patch)"
 	want=$VARIANT
 	xstamp=$(cat "$LINUX/.git/patched-stamp" "$xpatch" | sha256sum | cut -d' ' -f1)
 	if [ "$(cat "$LINUX/.git/$VARIANT-stamp" 2>/dev/null)" != "$xstamp" ] ||

@@ -32,7 +32,6 @@ BT_MAJMIN=
 # null_blk module loaded by this test
 BT_UNDO_CGMOUNT=
 BT_UNDO_IO=
-BT_UNDO_MEMORY=
 BT_UNDO_CFSMOUNT=
 BT_UNDO_MODULE=
 
@@ -70,23 +69,6 @@ bt_cgroup_root() {
 		echo +io >"$BT_CGROOT/cgroup.subtree_control" ||
 			ktap_exit_fail_msg "cannot enable the io controller"
 		BT_UNDO_IO=1
-	fi
-}
-
-# bt_memory_controller - enable the memory controller beside io in the
-# root, as systemd does, so that a group's dirty pages are its own and
-# cgroup writeback charges their writeback to it; skip the whole test if
-# there is none (CONFIG_MEMCG). bt_cleanup undoes it.
-bt_memory_controller() {
-	if ! grep -qw memory "$BT_CGROOT/cgroup.controllers"; then
-		ktap_skip_all "the memory controller is not available" \
-			"(CONFIG_MEMCG): buffered writes are not charged to a group"
-		exit "$KSFT_SKIP"
-	fi
-	if ! grep -qw memory "$BT_CGROOT/cgroup.subtree_control"; then
-		echo +memory >"$BT_CGROOT/cgroup.subtree_control" ||
-			ktap_exit_fail_msg "cannot enable the memory controller"
-		BT_UNDO_MEMORY=1
 	fi
 }
 
@@ -249,13 +231,6 @@ bt_started() {
 	[ "$rb" != 0 ] || [ "$wb" != 0 ]
 }
 
-# bt_drop_caches - write back and drop the page cache, so that the reads
-# that follow go to the device
-bt_drop_caches() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-}
-
 # bt_ms_since T0 - milliseconds since $EPOCHREALTIME was T0
 bt_ms_since() {
 	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
@@ -352,51 +327,6 @@ bt_stats() {
 	python3 "$BT_DIR/fio_summary.py" "$@"
 }
 
-# bt_limited_read NAME RBPS RIOPS BOUND_US MIN_KIB FIO-ARGS... - a
-# sequential 4 KiB reader in a group limited to RBPS bytes/s and RIOPS
-# IOs/s (max for none) on the test device: checks the rate within 2% of
-# RBPS, the slowest 0.1% of its reads against BOUND_US and its mean read
-# on the device against MIN_KIB. Readahead's reads get up to about 1%
-# less than the limit, paced or not; a limit that does not act, or an
-# iops limit that binds first, misses by far more.
-bt_limited_read() {
-	local name=$1 rbps=$2 riops=$3 bound_us=$4 min_kib=$5 cg out paced kib
-	local bio_kib
-	shift 5
-
-	cg=$(bt_cgroup "$name")
-	echo "$BT_MAJMIN rbps=$rbps riops=$riops" >"$cg/io.max"
-	out=$BT_OUTDIR/$BT_NAME-$name.json
-	bt_drop_caches
-	if ! bt_fio "$cg" "$out" --name="$name" --rw=read --bs=4k \
-		--time_based --runtime="$BT_RUNTIME" "$@"; then
-		ktap_test_fail "$name: fio failed: $(cat "$out.err")"
-		ktap_test_fail "$name: no latency"
-		ktap_test_fail "$name: no reads"
-		return
-	fi
-	eval "$(bt_stats "$out")"
-	kib=$((rbps / 1024))
-	paced=$(bt_paced "$ios" 4 "$kib")
-	bio_kib=$(bt_read_bio_kib "$cg")
-	ktap_print_msg "$name: ${bw_kib_s} KiB/s (${paced} after the first" \
-		"burst), $ios reads, clat p50=${p50_us}us p99=${p99_us}us" \
-		"p99.9=${p999_us}us p99.99=${p9999_us}us max=${max_us}us" \
-		"stdev=${stdev_us}us; $(bt_iostat "$cg" rios) device reads of" \
-		"${bio_kib:-?} KiB"
-	bt_within "$name, KiB/s after the first burst" "$paced" "$kib" 2 \
-		KiB/s
-	bt_at_most "$name, 4 KiB reads, p99.9" "$p999_us" "$bound_us" us
-	bt_between "$name, mean device read" "${bio_kib:-0}" "$min_kib" 128 KiB
-}
-
-# bt_read_bio_kib CGROUP - the mean size of the group's reads on the test
-# device
-bt_read_bio_kib() {
-	awk -v b="$(bt_iostat "$1" rbytes)" -v n="$(bt_iostat "$1" rios)" \
-		'BEGIN { if (n) printf "%.1f", b / n / 1024 }'
-}
-
 # bt_judge DESC CMD... - ktap_test_result for a bound on a time or a rate.
 # On a machine its runner marks slow (KSFT_MACHINE_SLOW=yes, the kselftest
 # convention) a miss is reported as XFAIL, with its figures.
@@ -449,12 +379,6 @@ at_most() {
 	awk -v v="$1" -v b="$2" 'BEGIN { exit !(v <= b) }'
 }
 
-# bt_unmount DIR - for a test's cleanup: unmount the filesystem on DIR,
-# if DIR is set, and remove the mount point
-bt_unmount() {
-	[ -n "$1" ] && umount "$1" 2>/dev/null && rmdir "$1"
-}
-
 bt_cleanup() {
 	local cg
 	for cg in "$BT_CGROOT/$BT_NAME"-*; do
@@ -470,11 +394,8 @@ bt_cleanup() {
 	[ -n "$BT_UNDO_CFSMOUNT" ] && umount "$BT_UNDO_CFSMOUNT" 2>/dev/null
 	[ -n "$BT_UNDO_IO" ] &&
 		echo -io >"$BT_CGROOT/cgroup.subtree_control" 2>/dev/null
-	[ -n "$BT_UNDO_MEMORY" ] &&
-		echo -memory >"$BT_CGROOT/cgroup.subtree_control" 2>/dev/null
 	[ -n "$BT_UNDO_CGMOUNT" ] && umount "$BT_UNDO_CGMOUNT" 2>/dev/null
-	BT_UNDO_MODULE= BT_UNDO_CFSMOUNT= BT_UNDO_IO= BT_UNDO_MEMORY=
-	BT_UNDO_CGMOUNT=
+	BT_UNDO_MODULE= BT_UNDO_CFSMOUNT= BT_UNDO_IO= BT_UNDO_CGMOUNT=
 	if [ "${BLK_THROTTLE_KEEP:-0}" != 1 ]; then
 		rm -f "$BT_OUTDIR/$BT_NAME"-*.json "$BT_OUTDIR/$BT_NAME"-*.json.err
 	fi

@@ -1,15 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# One group read from every CPU at once. A CPU may hold a window (a
-# millisecond) of its group's limits as a credit of its own, which the
-# group's bios on that CPU spend without touching the group's buckets;
-# at most eight CPUs hold one at a time, and the others take their
-# tokens bio by bio. Whatever the number of CPUs, the group's rate must
-# hold, under an iops and under a bps limit, with no CPU's reader
-# starved; and a limit written while every CPU reads must bind at once,
-# whatever the CPUs held of the limit before. On a machine of more than
-# eight CPUs this is also the test of the CPUs past the eighth.
+# One group read from every CPU at once. Its bios from every CPU take
+# their tokens from the group's one set of buckets, under the queue lock.
+# Whatever the number of CPUs, the group's rate must hold, under an iops
+# and under a bps limit, with no CPU's reader starved; and a limit
+# written while every CPU reads must bind at once.
 #
 # The limits are low enough for a slow machine (a debug kernel in an
 # emulator) to exceed them. Bounds: each rate within 3% of its limit
@@ -18,10 +14,10 @@
 # not all run at once, as an emulator's vCPUs may not, one CPU's reader
 # can get twice the others' rate, and the slowest then three quarters of
 # the mean; a starved reader gets next to nothing). The limit lowered
-# from 10,000,000 to 1,000 IOPS, so that a CPU's credit of the old limit
-# holds 10,000 IOs: the IOs of the four seconds after it, less the new
-# limit's bucket, within 5% of 1,000 a second. Credit of the old limit
-# spent after the change would add up to 80,000.
+# from 10,000,000 to 1,000 IOPS: the IOs of the four seconds after it,
+# less the new limit's bucket, within 5% of 1,000 a second. Tokens of
+# the old limit spent after the change would add up to tens of
+# thousands.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -76,7 +72,7 @@ limited() {
 		in_range "$s" 0.5 1
 }
 
-# 1, 2: four IOs a millisecond: a credit holds four
+# 1, 2: four IOs a millisecond
 limited iops riops=4000 riops=4000 4000 1 IOPS
 # 3, 4: four 4 KiB reads a millisecond
 limited bps rbps=16777216 rbps=16MiB/s 16384 4 KiB/s

@@ -3,9 +3,8 @@
 #
 # Stress with faults. Writers that verify what they wrote (crc32c) run in
 # three leaf cgroups under one limited parent, on memory-backed null_blk,
-# beside a buffered sequential reader in a group of its own, whose
-# readahead asks blk-throttle for its budget without the queue lock,
-# while a chaos loop, random from a printed seed:
+# beside a buffered sequential reader in a group of its own, while a
+# chaos loop, random from a printed seed:
 #
 #  - rewrites a leaf's io.max, and the reader's, down to tiny limits and
 #    back to max;
