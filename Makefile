@@ -21,6 +21,8 @@
 # to write them), BENCH_DISK=virtio (the scenarios on a virtio-blk
 # disk, not null_blk), N (rounds of make repeat), DRY_RUN=1 (make series
 # with an identity that cannot sign off, to look at the export),
+# SERIES=core (the patched kernel is the series up to the core, without
+# its follow-ups: make test SERIES=core judges the core alone),
 # NO_BUILD=1 (make insn-count on the images already built),
 # INSN_DISK=virtio (make insn-count on a virtio-blk disk), BLKTESTS=DIR
 # (make blktests).

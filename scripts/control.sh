@@ -30,7 +30,8 @@ set -u
 
 HZ=${1:-${HZ:-1000}}
 export CLOCK=virtual
-TIMING="tail_latency.sh pacing.sh regressions.sh stacked.sh"
+# (those the series installs: SERIES=core has no follow-up's tests)
+TIMING="tail_latency.sh pacing.sh regressions.sh stacked.sh waits.sh"
 # cpus.sh reads from every CPU: a guest of its own, of as many vCPUs as
 # the guest's kernel allows (NR_CPUS, kconfig/base.config; the debug
 # variant, which allows more, runs it on twelve: make test-debug)
@@ -48,6 +49,11 @@ if [ -z "${PIMAGE:-}" ] || [ -z "${VIMAGE:-}" ] || [ -z "${KSFT_DIR:-}" ]; then
 	install_kselftests "$KSFT_DIR"
 fi
 export KSFT_DIR
+timing=
+for t in $TIMING; do
+	[ ! -f "$KSFT_DIR/blk-throttle/$t" ] || timing="$timing $t"
+done
+TIMING=${timing# }
 
 beside=
 if [ "${DEBUG_BESIDE:-0}" = 1 ]; then
@@ -90,6 +96,7 @@ python3 "$TOP/scripts/control.py" "$OUT/test-patched-hz$HZ-virtual$sfx" \
 	--vanilla "$OUT/test-vanilla-hz$HZ-virtual-control$sfx" \
 	"$OUT/test-vanilla-hz$HZ-virtual-control-cpus$sfx" \
 	"$OUT/test-vanilla-hz$HZ-virtual-control-iomax$sfx" \
+	--tests "io_max_interface.sh cpus.sh $TIMING" \
 	--md "$OUT/control-hz$HZ$sfx.md"
 control_rc=$?
 if [ -n "$beside" ]; then

@@ -64,7 +64,7 @@ $(lock tarball_sha256)"
 # The series, each in OUT/NAME with its cover letter series/NAME.txt
 # (first line the subject, second "Prefix: PATCH vN"); each applies on
 # top of the one before it.
-mapfile -t groups < <(sed -n 's|^\([A-Za-z0-9_-]*\)/.*|\1|p' "$TOP/patches/series" | uniq)
+mapfile -t groups < <(sed -n 's|^\([A-Za-z0-9_/-]*\)/[^/ ]*\.patch.*|\1|p' "$TOP/patches/series" | uniq)
 [ ${#groups[@]} -gt 0 ] || die "patches/series names no series (fixes/..., core/...)"
 rm -rf "$OUT" "$BUILD/prereq"
 prev=base

@@ -76,8 +76,11 @@ overlay_files() {
 	done | sort -u
 }
 
+# SERIES=NAME stops the series after the series NAME (SERIES=core: the
+# core without its follow-ups); the new files of the lines after it are
+# left out.
 # The stamp says what "patched" was built from; skip the work if unchanged.
-stamp=$( (echo "$VERSION"; cat "$TOP/patches/series" 2>/dev/null
+stamp=$( (echo "$VERSION ${SERIES:-}"; cat "$TOP/patches/series" 2>/dev/null
 	  for f in "$TOP"/patches/*.patch "$TOP"/patches/*/*.patch $(overlay_files | sed "s|^|$TOP/|"); do
 		[ -f "$f" ] && sha256sum "$f"
 	  done) | sha256sum | cut -d' ' -f1)
@@ -90,8 +93,16 @@ if [ "$(cat "$LINUX/.git/patched-stamp" 2>/dev/null)" != "$stamp" ] ||
 	g clean -q -fdx -e /.git
 	assigned=$(mktemp)
 	if [ -f "$TOP/patches/series" ]; then
+		seen=
 		while read -r patch paths; do
 			case $patch in ''|'#'*) continue ;; esac
+			if [ -n "${SERIES:-}" ]; then
+				[ "${patch%/*}" != "$SERIES" ] || seen=1
+				if [ -n "$seen" ] && [ "${patch%/*}" != "$SERIES" ]; then
+					printf '%s\n' $paths >>"$assigned"
+					continue
+				fi
+			fi
 			[ -f "$TOP/patches/$patch" ] || die "patches/series names $patch, which does not exist"
 			am "$TOP/patches/$patch" "patch $patch does not apply to $(lock package) $VERSION"
 			for p in $paths; do
@@ -104,6 +115,8 @@ if [ "$(cat "$LINUX/.git/patched-stamp" 2>/dev/null)" != "$stamp" ] ||
 			[ -z "$paths" ] || g commit -q --amend --no-edit --allow-empty --no-verify
 			[ "${patch%/*}" = "$patch" ] || g tag -f "${patch%/*}" >/dev/null
 		done <"$TOP/patches/series"
+		[ -z "${SERIES:-}" ] || [ -n "$seen" ] ||
+			die "SERIES=$SERIES: patches/series has no series of that name"
 	fi
 	rest=$(overlay_files | grep -vxF -f "$assigned" || true)
 	rm -f "$assigned"

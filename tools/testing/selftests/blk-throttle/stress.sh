@@ -12,7 +12,8 @@
 #  - empties a leaf whose bios are throttled, removes it and makes it
 #    again;
 #  - powers off a second null_blk device while bios wait on it, and back
-#    on.
+#    on;
+#  - reads every group's io.stat while its bios wait.
 #
 # Checks: no verify error; every fio ends by its deadline (no bio left
 # hanging); the parent's io.stat counts exactly the bytes fio did. Run
@@ -117,7 +118,7 @@ pid[3]=$!
 
 pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
 
-changes=0 moves=0 removals=0 faults=0
+changes=0 moves=0 removals=0 faults=0 stats=0
 vpid=
 # the chaos stops 15 s before the writers do (an action takes up to
 # 10 s), so that they end with a stretch at full speed
@@ -172,6 +173,9 @@ while [ $SECONDS -lt $end ]; do
 		sleep 0.5
 		;;
 	esac
+	# every group's io.stat, read while its bios wait
+	cat "$TOP/io.stat" "$TOP"/*/io.stat "$RA/io.stat" >/dev/null 2>&1 &&
+		stats=$((stats + 1))
 	sleep 0.$((RANDOM % 4 + 1))
 done
 
@@ -191,7 +195,7 @@ wait "${pid[3]}"
 reader_rc=$?
 pid=()
 ktap_print_msg "limit changes $changes, moves $moves, removals $removals," \
-	"power-offs $faults"
+	"power-offs $faults, io.stat reads $stats"
 
 # what fio did, and what it saw go wrong
 eval "$(python3 - "$BT_OUTDIR/$BT_NAME" <<'PY'
