@@ -2,8 +2,9 @@
 #
 # The front door. "make help" lists the targets.
 #
-#   make bench   build vanilla and patched, boot each, run the fio
-#                scenarios, print the before/after table (results/)
+#   make bench   build vanilla and patched, boot each, run the headline
+#                fio scenarios (make bench-full: all of them), print the
+#                before/after table (results/)
 #   make test    check the series (checkpatch, docs); build patched,
 #                vanilla and the patched debug variant (KASAN, lockdep,
 #                UBSAN, hung-task detector); judge rates and latencies
@@ -30,12 +31,12 @@
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-kcsan test-vanilla bench hz-matrix insn-count series robot kunit blktests clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-kcsan test-vanilla bench bench-full hz-matrix insn-count series robot kunit blktests stable-6.12 clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
-	@echo "Other targets: setup fetch tree build build-vanilla check control repeat test-debug test-kcsan test-vanilla hz-matrix insn-count series robot kunit blktests clean distclean"
+	@echo "Other targets: setup fetch tree build build-vanilla bench-full check control repeat test-debug test-kcsan test-vanilla hz-matrix insn-count series robot kunit blktests stable-6.12 clean distclean"
 
 setup:
 	@scripts/setup.sh
@@ -101,6 +102,10 @@ test-vanilla: setup
 bench: setup
 	@scripts/bench.sh $(HZ)
 
+# every scenario of bench/, not only the headline ones
+bench-full: setup
+	@BENCH_FULL=1 scripts/bench.sh $(HZ)
+
 # The HZ-dependent tests on vanilla and patched at HZ=100, 250 and 1000
 # (six builds the first time): results/hz-matrix.md, or with
 # CLOCK=virtual results/hz-matrix-virtual.md
@@ -135,8 +140,15 @@ blktests: setup
 kunit: setup
 	@scripts/kunit.sh
 
+# The fixes tagged Cc: stable on Debian stable's Linux 6.12 (stable.lock),
+# each as it is or as its backport in patches/stable-6.12/: applied,
+# built, booted, and io_max_interface.sh's cgroup v1 cases run there,
+# the 2^32 iops limit among them: results/stable-6.12.md
+stable-6.12: setup
+	@scripts/stable.sh $(HZ)
+
 clean:
-	rm -rf build/obj build/images build/out build/logs build/kselftest
+	rm -rf build/obj build/images build/out build/logs build/kselftest build/kselftest-*
 
 distclean:
 	rm -rf build out

@@ -16,10 +16,13 @@
 # EXTRA_CONFIG=FILE.config adds one more fragment, for an experiment (a
 # tracer, another preemption model): objects and image are then named
 # hzHZ-FILE, apart from the others.
+#
+# VARIANT stable-X.Y builds build/linux-X.Y as scripts/stable.sh left it
+# (lib.sh's stable_tree), in objects of its own, build/obj/stable-X.Y-hzHZ.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-VARIANT=${1:?usage: build-kernel.sh vanilla|patched|patch-N|EXPERIMENT [HZ]}
+VARIANT=${1:?usage: build-kernel.sh vanilla|patched|patch-N|EXPERIMENT|stable-X.Y [HZ]}
 HZ=${2:-${HZ:-1000}}
 DEBUG=${DEBUG:-0}
 flavour=$(image_flavour "$HZ")
@@ -28,7 +31,13 @@ OUT=$IMAGES/$VARIANT-$flavour
 
 case $HZ in 100|250|300|1000) ;; *) die "HZ must be 100, 250, 300 or 1000" ;; esac
 
-"$TOP/scripts/prepare-tree.sh" "$VARIANT"
+case $VARIANT in
+stable-*)
+	stable_tree "$VARIANT"
+	[ -d "$LINUX/.git" ] || die "no $LINUX: scripts/stable.sh prepares it"
+	OBJ=$BUILD/obj/$VARIANT-$flavour ;;
+*)	"$TOP/scripts/prepare-tree.sh" "$VARIANT" ;;
+esac
 
 # Fragments, in order: the guest base, what a distribution kernel has
 # that io.max depends on, what every variant needs, the symbols the
@@ -58,7 +67,7 @@ frags+=("$hzfrag")
 # Generate the config in a scratch directory and install it only if it
 # differs, so that an unchanged config never triggers a rebuild.
 mkdir -p "$OBJ" "$OUT"
-cfg=$BUILD/obj/.cfg-$flavour
+cfg=$BUILD/obj/.cfg-${OBJ##*/}
 rm -rf "$cfg"; mkdir -p "$cfg"
 say "configuring $VARIANT $flavour"
 run_logged "$LOGS/config-$VARIANT-$flavour.log" bash -c "

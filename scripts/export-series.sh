@@ -55,7 +55,7 @@ tables=$(python3 "$TOP/scripts/bench-table.py" \
 	 echo "What pacing costs: 4 KiB direct reads at high rates and in 100 groups:"
 	 echo
 	 python3 "$TOP/scripts/bench-table.py" --costs \
-		--scenarios=riops2000-psync,riops2000-qd32,riops20000-psync,riops20000-qd32,rbps1g-psync,groups100,qd32-highlimit \
+		--scenarios=riops2000-psync,riops20000-psync,rbps1g-psync,groups100,qd32-highlimit \
 		"$TOP/results/bench.json" | sed 1,2d)
 base="Linux $(make -s -C "$LINUX" kernelversion) as shipped in Debian's $(lock package)
 $(cat "$DL/version"), source tarball sha256

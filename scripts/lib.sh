@@ -89,8 +89,16 @@ kunit_parse() {
 warn() { printf '\n!!! WARNING: %s\n\n' "$*" >&2; }
 die()  { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 
-# lock KEY: a value from base.lock
-lock() { sed -n "s/^$1=//p" "$TOP/base.lock"; }
+# lock KEY: a value from base.lock, or from the lock file LOCK names
+# (at the top: LOCK=stable.lock)
+lock() { sed -n "s/^$1=//p" "$TOP/${LOCK:-base.lock}"; }
+
+# stable_tree VARIANT - for stable-X.Y, the tree scripts/stable.sh
+# prepares for it (build/linux-X.Y) becomes LINUX; any other VARIANT is
+# build/linux's
+stable_tree() {
+	case $1 in stable-*) LINUX=$BUILD/linux-${1#stable-} ;; esac
+}
 
 # run_logged LOG CMD...: run CMD with its output in LOG, print the tail
 # and the log's path if it fails.

@@ -40,6 +40,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 VARIANT=${1:-patched}
+stable_tree "$VARIANT"
 HZ=${2:-${HZ:-1000}}
 flavour=hz$HZ
 [ "${DEBUG:-0}" = 1 ] && flavour=$flavour-debug
@@ -109,7 +110,7 @@ if [ "${CLOCK:-host}" = virtual ]; then
 fi
 [ -n "${timeout:-}" ] && genv+=("KSFT_OVERRIDE_TIMEOUT=$timeout")
 for v in BLK_THROTTLE_RUNTIME BLK_THROTTLE_STRESS_SECS BLK_THROTTLE_STRESS_SEED \
-	BLK_THROTTLE_IO_MAX_SEED KCSAN_IGNORE; do
+	BLK_THROTTLE_IO_MAX_SEED BLK_THROTTLE_IO_MAX_V1_ONLY KCSAN_IGNORE; do
 	[ -n "${!v:-}" ] && genv+=("$v=${!v}")
 done
 # boot the kernel, run the kselftests (TESTS, or all) and keep what they
