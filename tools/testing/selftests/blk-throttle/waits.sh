@@ -12,7 +12,8 @@
 #   less the device's service time (the median latency of the same
 #   reader with no limit), and a read waited if that is more than 1 ms
 #   (a paced read waits 6 ms; one that does not, some microseconds).
-# - With no limit, both stay 0.
+# - With no limit, both stay 0 (on a device where another group has one:
+#   the keys are there for every group once blk-throttle is on for it).
 # - A parent's limit below its child's: the child's reads wait at the
 #   parent, and are counted in the child's io.stat, not the parent's.
 
@@ -46,19 +47,20 @@ seed_reader() {
 	eval "$(bt_stats "$out")"
 }
 
-# 1: the keys are there
+# 1-3: no limit, no waits; its median latency is the service time. The
+# keys are in every group's line for the device once blk-throttle is on
+# for it (some group has a limit on it) and the group has done IO there.
+echo "$BT_MAJMIN riops=100" >"$(bt_cgroup sibling)/io.max"
 CG=$(bt_cgroup seed)
+seed_reader free "$CG" "$(( BT_RUNTIME / 4 > 2 ? BT_RUNTIME / 4 : 2 ))"
+service_us=$p50_us
+ktap_print_msg "no limit: $ios reads, clat p50=${p50_us}us max=${max_us}us"
 if [ -n "$(bt_iostat "$CG" throttle.rwaits)" ] &&
    [ -n "$(bt_iostat "$CG" throttle.rwait_usec)" ]; then
 	ktap_test_pass "io.stat has throttle.rwaits and throttle.rwait_usec"
 else
 	ktap_test_fail "io.stat has throttle.rwaits and throttle.rwait_usec"
 fi
-
-# 2, 3: no limit, no waits; its median latency is the service time
-seed_reader free "$CG" "$(( BT_RUNTIME / 4 > 2 ? BT_RUNTIME / 4 : 2 ))"
-service_us=$p50_us
-ktap_print_msg "no limit: $ios reads, clat p50=${p50_us}us max=${max_us}us"
 bt_equal "no limit, throttle.rwaits" "$(bt_iostat "$CG" throttle.rwaits)" 0 bios
 bt_equal "no limit, throttle.rwait_usec" \
 	"$(bt_iostat "$CG" throttle.rwait_usec)" 0 us
