@@ -93,6 +93,28 @@ die()  { printf '\nFAILED: %s\n' "$*" >&2; exit 1; }
 # (at the top: LOCK=stable.lock)
 lock() { sed -n "s/^$1=//p" "$TOP/${LOCK:-base.lock}"; }
 
+# unpack_base TARBALL VERSION - make LINUX a git repository of the
+# tarball's source, its first commit the pristine tree (tag "base"), by
+# the harness; nothing to do if LINUX already holds VERSION
+unpack_base() {
+	[ "$(cat "$LINUX/.git/base-version" 2>/dev/null)" != "$2" ] || return 0
+	say "unpacking Linux $2 into $LINUX (about a minute)"
+	rm -rf "$LINUX"
+	mkdir -p "$LINUX"
+	tar -xJf "$1" -C "$LINUX" --strip-components=1
+	git -C "$LINUX" init -q
+	git -C "$LINUX" config gc.auto 0
+	git -C "$LINUX" config core.untrackedCache true
+	say "committing the pristine base"
+	git -C "$LINUX" add -A -f .
+	GIT_AUTHOR_NAME="blk-throttle harness" GIT_AUTHOR_EMAIL=harness@localhost \
+	GIT_COMMITTER_NAME="blk-throttle harness" GIT_COMMITTER_EMAIL=harness@localhost \
+	GIT_AUTHOR_DATE=2026-01-01T00:00:00Z GIT_COMMITTER_DATE=2026-01-01T00:00:00Z \
+		git -C "$LINUX" commit -q -m "Linux $(make -s -C "$LINUX" kernelversion) (Debian $(lock package) $2)"
+	git -C "$LINUX" tag -f base >/dev/null
+	echo "$2" >"$LINUX/.git/base-version"
+}
+
 # stable_tree VARIANT - for stable-X.Y, the tree scripts/stable.sh
 # prepares for it (build/linux-X.Y) becomes LINUX; any other VARIANT is
 # build/linux's

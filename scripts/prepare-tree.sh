@@ -50,21 +50,7 @@ am() {
 	fi
 }
 
-if [ "$(cat "$LINUX/.git/base-version" 2>/dev/null)" != "$VERSION" ]; then
-	say "unpacking Linux $VERSION into $LINUX (about a minute)"
-	rm -rf "$LINUX"
-	mkdir -p "$LINUX"
-	tar -xJf "$TARBALL" -C "$LINUX" --strip-components=1
-	g init -q
-	g config gc.auto 0
-	g config core.untrackedCache true
-	say "committing the pristine base"
-	g add -A -f .
-	GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
-		harness_commit -m "Linux $(make -s -C "$LINUX" kernelversion) (Debian $(lock package) $VERSION)"
-	g tag -f base >/dev/null
-	echo "$VERSION" >"$LINUX/.git/base-version"
-fi
+unpack_base "$TARBALL" "$VERSION"
 
 # Overlay files: tracked and untracked-but-not-ignored files of this repo
 # under the kernel's top-level directories.

@@ -42,22 +42,7 @@ g() { git -C "$LINUX" "$@"; }
 # The harness commits as itself; git am keeps each patch's author.
 export GIT_COMMITTER_NAME="blk-throttle harness" GIT_COMMITTER_EMAIL="harness@localhost"
 
-if [ "$(cat "$LINUX/.git/base-version" 2>/dev/null)" != "$VERSION" ]; then
-	say "unpacking Linux $VERSION into $LINUX (about a minute)"
-	rm -rf "$LINUX"
-	mkdir -p "$LINUX"
-	tar -xJf "$TARBALL" -C "$LINUX" --strip-components=1
-	g init -q
-	g config gc.auto 0
-	g config core.untrackedCache true
-	say "committing the pristine base"
-	g add -A -f .
-	GIT_AUTHOR_NAME="$GIT_COMMITTER_NAME" GIT_AUTHOR_EMAIL="$GIT_COMMITTER_EMAIL" \
-	GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
-		g commit -q -m "Linux $(make -s -C "$LINUX" kernelversion) (Debian $(lock package) $VERSION)"
-	g tag -f base >/dev/null
-	echo "$VERSION" >"$LINUX/.git/base-version"
-fi
+unpack_base "$TARBALL" "$VERSION"
 
 # A backport stands in for a patch of patches/fixes/ of the same name
 for b in "$TOP/$BACKPORTS"/*.patch; do
