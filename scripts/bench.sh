@@ -42,10 +42,11 @@ else
 	RESULTS=$TOP/results/hz$HZ
 fi
 # the seed scenario, an odd rate, bps pacing, sixteen readers, a hundred
-# groups, high rates, far above the limits and none, eight buffered
-# readers, the writeback stall
+# groups, high rates, far above the limits and none, the writeback stall
+# (ra1m-8r, eight buffered readers, read past their files' end when run
+# in this set, on both kernels, on 2026-12-03: left out until mended)
 HEADLINE="seed000 riops37 rbps4k readers16 groups100 riops2000-psync
-	riops20000-psync qd32-highlimit qd32-nolimit rbps1g-psync ra1m-8r
+	riops20000-psync qd32-highlimit qd32-nolimit rbps1g-psync
 	wb1m-others-ext4"
 if [ "${BENCH_FULL:-0}" = 1 ]; then
 	SCENARIOS=${SCENARIOS:-$(cd "$TOP/bench" && ls *.fio | sed 's/\.fio$//')}
