@@ -25,8 +25,10 @@ for p in "$OUT"/*.patch; do
 	# The base is a release tarball without upstream history, so Fixes:
 	# ids cannot be looked up here (UNKNOWN_COMMIT_ID); they are checked
 	# against upstream by hand.
+	# FILE_PATH_CHANGES asks whether MAINTAINERS covers an added file:
+	# answered for every file below, from the tree's MAINTAINERS
 	res=$(cd "$LINUX" && scripts/checkpatch.pl --strict --no-summary --terse \
-		--show-types --ignore UNKNOWN_COMMIT_ID "$p" 2>&1)
+		--show-types --ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$p" 2>&1)
 	e=$(grep -c ': ERROR:' <<<"$res")
 	w=$(grep -c ': WARNING:' <<<"$res")
 	c=$(grep -c ': CHECK:' <<<"$res")
@@ -35,6 +37,17 @@ for p in "$OUT"/*.patch; do
 	[ "$c" = 0 ] || grep ': CHECK:' <<<"$res" | sed 's/^/    /'
 done
 [ $fail = 0 ] || die "checkpatch --strict found errors or warnings (patches in $OUT)"
+
+# Every file the series adds is in a MAINTAINERS section of its own (an
+# F: pattern that names it or its directory), not only THE REST's.
+unowned=
+for f in $(git -C "$LINUX" diff --name-only --diff-filter=A base..patched); do
+	git -C "$LINUX" show patched:MAINTAINERS | awk -v f="$f" '
+		/^F:\t/ { p = $2; if (p == f || (p ~ /\/$/ && index(f, p) == 1)) ok = 1 }
+		END { exit !ok }' || unowned="$unowned $f"
+done
+[ -z "$unowned" ] || die "files the series adds that no MAINTAINERS section names:$unowned"
+echo "MAINTAINERS: names every file the series adds"
 
 # MAINTAINERS stays in the order scripts/parse-maintainers.pl keeps: the
 # series may not add a line it would move.

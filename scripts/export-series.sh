@@ -159,4 +159,4 @@ for grp in "${groups[@]}"; do
 	echo "$grp: $(ls "$OUT/$grp"/0*.patch | grep -vc 0000-cover-letter) patches, \"$(sed -n 1p "$TOP/series/$grp.txt")\"; recipients (get_maintainer.pl):"
 	sed 's/^/  /' "$OUT/$grp/recipients.txt"
 done
-say "series and cover letters in $OUT/{$(IFS=,; echo "${groups[*]}")}"
+say "series and cover letters in $OUT/ ($(printf "%s " "${groups[@]}" | sed "s/prereq //"))"
