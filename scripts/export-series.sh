@@ -46,7 +46,9 @@ fig=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("patch
 	die "results/bench.json is not of this series (tree $fig): run make bench first"
 tables=$(python3 "$TOP/scripts/bench-table.py" \
 		--scenarios=seed000,rbps4k,readers16 "$TOP/results/bench.json"
-	 if [ -f "$TOP/results/hz250/bench.json" ]; then
+	 if [ -f "$TOP/results/hz250/bench.json" ] &&
+	    [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("patched_tree"))' \
+		"$TOP/results/hz250/bench.json")" = "$fig" ]; then
 		echo
 		python3 "$TOP/scripts/bench-table.py" --scenarios=seed000 \
 			"$TOP/results/hz250/bench.json" | sed '/^rate:/,$d'
