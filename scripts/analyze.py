@@ -534,6 +534,10 @@ def main():
                     help="boot.sh's accel file: kvm or tcg, and after "
                     "\"tcg,\" anything bench.md should say of it")
     ap.add_argument("--runtime", type=int, required=True)
+    ap.add_argument("--patched-tree",
+                    help="git tree id of the patched kernel's source: make "
+                    "series takes tables only from a run of the tree it "
+                    "exports")
     ap.add_argument("--readme", help="README whose bench table to update")
     ap.add_argument("--date", help="when the run started (default: now)")
     ap.add_argument("--rerun", required=True,
@@ -554,6 +558,7 @@ def main():
         "date": a.date or datetime.datetime.now(
             datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "runtime_s": a.runtime,
+        "patched_tree": a.patched_tree,
         "steal_pct": {k: host_steal(dirs[k]) for k in KERNELS},
         "idle": {k: rounded(cost(os.path.join(dirs[k], "idle.cost")))
                  for k in KERNELS},

@@ -101,16 +101,7 @@ python3 "$TOP/scripts/analyze.py" --hz "$HZ" --out "$RESULTS" $readme \
 	--base-version "$(cat "$DL/version")" \
 	--accel "$(cat "$BUILD/out/bench-patched-hz$HZ/accel")" \
 	--runtime "$BENCH_RUNTIME" --date "$started" --rerun "$rerun" \
+	--patched-tree "$(git -C "$LINUX" rev-parse 'patched^{tree}')" \
 	"${device[@]}" \
 	vanilla="$BUILD/out/bench-vanilla-hz$HZ" \
 	patched="$BUILD/out/bench-patched-hz$HZ" $jobs
-# the tree the figures are of: make series refuses a cover letter's
-# tables from another
-python3 - "$RESULTS/bench.json" "$(git -C "$LINUX" rev-parse 'patched^{tree}')" <<'PY'
-import json, sys
-path, tree = sys.argv[1:3]
-res = json.load(open(path))
-res["patched_tree"] = tree
-with open(path, "w") as f:
-    json.dump(res, f, indent=1, sort_keys=True)
-PY

@@ -39,16 +39,17 @@ checks=$("$TOP/scripts/check-series.sh" "$BUILD/series" 2>&1) || {
 	die "the series is not checkpatch-clean"
 }
 
-# the tables must be of the tree being exported
-fig=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("patched_tree", "none"))' \
-	"$TOP/results/bench.json")
-[ "$fig" = "$(git -C "$LINUX" rev-parse 'patched^{tree}')" ] ||
-	die "results/bench.json is not of this series (tree $fig): run make bench first"
+# the tables must be of the tree being exported (bench.sh records it)
+tree=$(git -C "$LINUX" rev-parse 'patched^{tree}')
+of_tree() {
+	[ -f "$1" ] && [ "$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1])).get("patched_tree"))' "$1")" = "$tree" ]
+}
+of_tree "$TOP/results/bench.json" ||
+	die "results/bench.json is not of this series: run make bench first"
 tables=$(python3 "$TOP/scripts/bench-table.py" \
 		--scenarios=seed000,rbps4k,readers16 "$TOP/results/bench.json"
-	 if [ -f "$TOP/results/hz250/bench.json" ] &&
-	    [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("patched_tree"))' \
-		"$TOP/results/hz250/bench.json")" = "$fig" ]; then
+	 if of_tree "$TOP/results/hz250/bench.json"; then
 		echo
 		python3 "$TOP/scripts/bench-table.py" --scenarios=seed000 \
 			"$TOP/results/hz250/bench.json" | sed '/^rate:/,$d'

@@ -115,6 +115,20 @@ unpack_base() {
 	echo "$2" >"$LINUX/.git/base-version"
 }
 
+# am PATCH WHY [OPTION...] - git am PATCH (with OPTIONs) onto LINUX's
+# HEAD, or die with git's reasons and WHY
+am() {
+	local patch=$1 why=$2
+
+	shift 2
+	if ! git -C "$LINUX" am -q --whitespace=nowarn "$@" "$patch" \
+		>"$LOGS/git-am.log" 2>&1; then
+		cat "$LOGS/git-am.log" >&2
+		git -C "$LINUX" am --abort 2>/dev/null || true
+		die "$why"
+	fi
+}
+
 # stable_tree VARIANT - for stable-X.Y, the tree scripts/stable.sh
 # prepares for it (build/linux-X.Y) becomes LINUX; any other VARIANT is
 # build/linux's

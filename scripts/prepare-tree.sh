@@ -41,14 +41,6 @@ harness_commit() {
 	GIT_AUTHOR_NAME="$GIT_COMMITTER_NAME" GIT_AUTHOR_EMAIL="$GIT_COMMITTER_EMAIL" \
 		g commit -q "$@"
 }
-# am PATCH WHY - git am PATCH onto HEAD, or die with git's reasons and WHY
-am() {
-	if ! g am -q --whitespace=nowarn "$1" >"$LOGS/git-am.log" 2>&1; then
-		cat "$LOGS/git-am.log" >&2
-		g am --abort 2>/dev/null || true
-		die "$2"
-	fi
-}
 
 unpack_base "$TARBALL" "$VERSION"
 

@@ -75,12 +75,8 @@ if [ "$(cat "$LINUX/.git/stable-stamp" 2>/dev/null)" != "$stamp" ] ||
 	g checkout -q -f -B stable base
 	g clean -q -fdx -e /.git
 	for p in "${picked[@]}"; do
-		if ! g am -q --whitespace=nowarn --committer-date-is-author-date "$TOP/$p" \
-		     >"$LOGS/git-am-$VARIANT.log" 2>&1; then
-			cat "$LOGS/git-am-$VARIANT.log" >&2
-			g am --abort 2>/dev/null || true
-			die "$p does not apply to $(lock package) $VERSION: write its backport, $BACKPORTS/${p##*/}"
-		fi
+		am "$TOP/$p" "$p does not apply to $(lock package) $VERSION: write its backport, $BACKPORTS/${p##*/}" \
+			--committer-date-is-author-date
 	done
 	echo "$stamp" >"$LINUX/.git/stable-stamp"
 fi
