@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The HZ matrix table: one row per test case, one column per kernel run.
+
+Then the seed scenario's latencies and the achieved rates at riops=37
+and 333, as tail_latency.sh printed them, per run.
+
+Reads the run summaries hz-matrix.sh keeps (results/hz-matrix/VARIANT-hzN.txt,
+or results/hz-matrix-virtual/, as test.sh writes them) and prints markdown. A case is known by its
+test and its place in that test's plan, which is the same on every kernel;
+its name is its description up to the figures it printed.
+
+    hz-matrix.py RESULTS_DIR
+"""
+import os
+import re
+import sys
+
+CASE = re.compile(r"\s+\[(PASSED|FAILED|SKIPPED)\] (.*)")
+# the figures a description ends with: ": 1 2 s, ...", ": EIO yes, ...",
+# ": p99 123.4us ...", ": 208 ms, ...", " (...)"
+FIGURES = re.compile(r"(: (\d[\d ]* s|EIO \w+|p99 [\d.]+us|[\d.]+ ms)\b| \().*")
+
+
+def cases(path):
+    """(test, n) -> (name, result) for one run summary."""
+    out, test, n = {}, "KUnit", 0
+    for line in open(path):
+        m = re.match(r"  (\S+\.sh):$", line)
+        if m:
+            test, n = m.group(1), 0
+            continue
+        m = CASE.match(line)
+        if not m or m.group(2).startswith("selftests: "):
+            continue
+        n += 1
+        out[(test, n)] = (FIGURES.sub("", m.group(2)), m.group(1).lower())
+    return out
+
+
+SEED = re.compile(r"# riops=100 for \d+s: iops=([\d.]+) .*p99=([\d.]+)us "
+                  r"p99\.9=([\d.]+)us max=([\d.]+)us")
+RATE = re.compile(r"\[\w+\] riops=(37|333) holds within 1% \(([\d.]+) IOPS, "
+                  r"([\d.]+) after the first burst")
+
+
+def figures(path):
+    """the seed scenario's IOPS, p99, p99.9, max (ms), the two rates"""
+    out = {}
+    for line in open(path):
+        m = SEED.search(line)
+        if m:
+            v = [float(x) for x in m.groups()]
+            out["seed"] = [v[0]] + [x / 1000 for x in v[1:]]
+        m = RATE.search(line)
+        if m:
+            out[m.group(1)] = float(m.group(3))
+    return out
+
+
+def main(res):
+    runs = {}
+    figs = {}
+    for f in os.listdir(res):
+        m = re.match(r"(vanilla|patched)-hz(\d+)\.txt$", f)
+        if m:
+            key = (int(m.group(2)), m.group(1))
+            runs[key] = cases(os.path.join(res, f))
+            figs[key] = figures(os.path.join(res, f))
+    cols = sorted(runs, key=lambda k: (k[0], k[1] != "vanilla"))
+    rows = []
+    for r in runs.values():
+        rows += [k for k in r if k not in rows]
+    name = os.path.basename(os.path.normpath(res))
+    if name.endswith("-virtual"):
+        print("# HZ matrix on QEMU's virtual clock\n")
+        print("Vanilla and patched at each tick rate, each guest on one "
+              "vCPU whose clock advances one nanosecond per instruction "
+              "and jumps over idle time (QEMU `-icount shift=0,sleep=off`): "
+              "what fio measures on null_blk is the kernel's own timing, "
+              "with none of the emulator's interrupt latency or the host's "
+              "steal in it. Only `tail_latency.sh` runs there (see "
+              "`scripts/instruments/hz-matrix.sh`). Regenerate with "
+              "`make hz-matrix CLOCK=virtual`; each run's figures are in "
+              "`results/%s/`.\n" % name)
+    else:
+        print("# HZ matrix: vanilla and patched at each tick rate\n")
+        print("Regenerate with `make hz-matrix`; each run's figures are in "
+              "`results/%s/`.\n" % name)
+    print("| test | case | " +
+          " | ".join("HZ=%d %s" % c for c in cols) + " |")
+    print("|---|---|" + "---|" * len(cols))
+    for k in rows:
+        name = next(r[k][0] for r in runs.values() if k in r)
+        print("| %s | %s | " % (k[0], name) + " | ".join(
+            runs[c][k][1] if k in runs[c] else "-" for c in cols) + " |")
+
+    print("\n## Figures from tail_latency.sh\n")
+    print("The seed scenario (riops=100, 4 KiB random direct reads, 4 ms "
+          "think time; ideal: every read waits 6 ms), and the IOPS of a "
+          "back-to-back reader at riops=37 and 333 after its first burst "
+          "(the test's 1% check).\n")
+    print("| kernel | seed IOPS | p99 | p99.9 | max | riops=37 | riops=333 |")
+    print("|---|---|---|---|---|---|---|")
+    for c in cols:
+        f = figs[c]
+        seed = f.get("seed")
+        cells = ["%.1f" % seed[0]] + ["%.2f ms" % x for x in seed[1:]] \
+            if seed else ["-"] * 4
+        cells += ["%.3f" % f[r] if r in f else "-" for r in ("37", "333")]
+        print("| HZ=%d %s | " % c + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run blktests' throtl group, the peer suite blk-throttle patches are
+# judged by upstream, on vanilla and on the series, one after the other,
+# and write results/blktests.md: one row a test, one column a kernel
+# (the guests' output beside it, in results/blktests/).
+#
+#   BLKTESTS=DIR blktests.sh [VARIANT ...]   (default: vanilla patched)
+#
+# DIR is a checkout of https://github.com/linux-blktests/blktests; this
+# project does not fetch it (make test cannot depend on the network), and
+# the table names the commit it ran. The kernels are the guest's config
+# plus kconfig/blktests.config (built-in scsi_debug, which the group's
+# group_requires() checks for), in objects of their own, and the guest
+# gets the module index (modules.builtin) an installed kernel has. The
+# group runs unmodified, on null_blk (THROTL_BLKDEV_TYPES=nullb): built
+# in, scsi_debug's dev_size_mb cannot be written, and the group's
+# scsi_debug device needs it, so the "sdebug" cases want a modular
+# scsi_debug, which this guest (no module tree) does not have. The guest
+# runs on the host's clock with two vCPUs, as on a machine; the group's
+# tests time their IO in whole seconds.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+BLKTESTS=${BLKTESTS:?set BLKTESTS to a blktests checkout (git clone https://github.com/linux-blktests/blktests)}
+[ -x "$BLKTESTS/check" ] && [ -d "$BLKTESTS/tests/throtl" ] ||
+	die "$BLKTESTS is not a blktests checkout"
+VARIANTS=${*:-vanilla patched}
+export EXTRA_CONFIG=$TOP/kconfig/blktests.config
+# throtl/006 makes ext4, inode tables and journal written out, on a
+# memory-backed null_blk of the default 250 GiB: about 5 GiB, more than
+# the guest's usual 4G (it panics, "System is deadlocked on memory")
+export GUEST_MEM=${GUEST_MEM:-12G}
+rev=$(git -C "$BLKTESTS" log -1 --format='%h (%cs)' 2>/dev/null || echo "unknown commit")
+
+for v in $VARIANTS; do
+	"$TOP/scripts/pipeline/build.sh" "$v" 1000 >/dev/null || die "cannot build $v"
+done
+rc=0
+for v in $VARIANTS; do
+	out=$BUILD/out/blktests-$v
+	rm -rf "$out"
+	mkdir -p "$out"
+	# the guest writes its results beside the suite, in its one
+	# writable directory; it gets the module index an installed kernel
+	# has, so that modprobe knows ext4 and the others are built in (the
+	# group's throtl/006 asks modprobe for ext4)
+	cp -a "$BLKTESTS" "$out/blktests"
+	cp "$BUILD/obj/hz1000-blktests/modules.builtin" \
+		"$BUILD/obj/hz1000-blktests/modules.builtin.modinfo" "$out/"
+	cat >"$out/run.sh" <<-EOF
+	m=/lib/modules/\$(uname -r)
+	mount -t tmpfs none /lib/modules && mkdir "\$m" &&
+		cp "$out"/modules.builtin* "\$m" && : >"\$m/modules.order" &&
+		depmod || exit 1
+	cd "$out/blktests" &&
+		THROTL_BLKDEV_TYPES=nullb ./check -o "$out/results" throtl
+	EOF
+	BOOT_TIMEOUT=1800 "$TOP/scripts/pipeline/boot.sh" "$IMAGES/$v-hz1000-blktests/bzImage" "$out" \
+		bash "$out/run.sh" ||
+		rc=1
+done
+
+# "throtl/001 (nullb) (basic functionality)   [passed]" -> one row a test
+{
+	echo "# blktests' throtl group"
+	echo
+	echo "\`scripts/pipeline/blktests.sh\` ($(date -u +%Y-%m-%d)), blktests $rev, on"
+	echo "$(lock package) $(cat "$DL/version"), HZ=1000, null_blk, the host's clock"
+	echo "(QEMU TCG, two vCPUs). Output: blktests/VARIANT.log; consoles and"
+	echo "blktests' own results in build/out/blktests-VARIANT/."
+	echo
+	python3 - "$BUILD/out" $VARIANTS <<-'PY'
+	import re, sys
+	out, variants = sys.argv[1], sys.argv[2:]
+	line = re.compile(r'^(throtl/\d+ \([^)]*\) \([^)]*\)) +\[([a-z ]+)\]')
+	res = {}
+	for v in variants:
+	    with open('%s/blktests-%s/guest.log' % (out, v), errors='replace') as f:
+	        for l in f:
+	            m = line.match(re.sub(r'\x1b\[[0-9;]*[A-Za-z]|\r', '', l))
+	            if m:
+	                res.setdefault(m.group(1), {})[v] = m.group(2)
+	print('| test | %s |' % ' | '.join(variants))
+	print('|---|%s' % ('---|' * len(variants)))
+	for t, r in res.items():
+	    print('| %s | %s |' % (t, ' | '.join(r.get(v, '-') for v in variants)))
+	PY
+} >"$BUILD/out/blktests.md"
+cat "$BUILD/out/blktests.md"
+cp "$BUILD/out/blktests.md" "$TOP/results/blktests.md"
+mkdir -p "$TOP/results/blktests"
+for v in $VARIANTS; do
+	cp "$BUILD/out/blktests-$v/guest.log" "$TOP/results/blktests/$v.log"
+done
+grep -qE '\| (failed|-) ' "$BUILD/out/blktests.md" && rc=1
+exit $rc
