@@ -34,12 +34,12 @@
 HZ ?= 1000
 export HZ
 
-.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-kcsan test-vanilla bench bench-full bench-merge hz-matrix insn-count series robot kunit blktests stable-6.12 clean distclean
+.PHONY: help setup fetch tree build build-vanilla check test control repeat test-debug test-kcsan test-vanilla bench bench-full bench-merge host-rounds hz-matrix insn-count series robot kunit blktests stable-6.12 clean distclean
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@sed -n '/^# Variables/,/^$$/s/^# //p' Makefile
-	@echo "Other targets: setup fetch tree build build-vanilla bench-full bench-merge check control repeat test-debug test-kcsan test-vanilla hz-matrix insn-count series robot kunit blktests stable-6.12 clean distclean"
+	@echo "Other targets: setup fetch tree build build-vanilla bench-full bench-merge check control repeat test-debug test-kcsan test-vanilla host-rounds hz-matrix insn-count series robot kunit blktests stable-6.12 clean distclean"
 
 setup:
 	@scripts/pipeline/setup.sh
@@ -120,6 +120,12 @@ bench-full: setup
 # CLOCK=virtual results/hz-matrix-virtual.md
 hz-matrix: setup
 	@scripts/instruments/hz-matrix.sh
+
+# The timing kselftests at their default, wide bounds on the host's
+# clock: N rounds (default 5) of the series, its debug variant and
+# vanilla, then once on a virtio-blk disk: results/host-clock.md
+host-rounds: setup
+	@scripts/instruments/host-rounds.sh $(if $(filter command line,$(origin N)),$(N),5) $(HZ)
 
 # Guest instructions per IO counted by a QEMU TCG plugin on vanilla and
 # on the series (scripts/instruments/insn-count.sh; VARIANTS adds others, patch-N,

@@ -531,7 +531,7 @@ def main():
                     "\"tcg,\" anything bench.md should say of it")
     ap.add_argument("--runtime", type=int, required=True)
     ap.add_argument("--patched-tree",
-                    help="git tree id of the patched kernel's source: make "
+                    help="lib.sh's kernel_tree of the patched kernel: make "
                     "series takes tables only from a run of the tree it "
                     "exports")
     ap.add_argument("--readme", help="README whose bench table to update")

@@ -62,7 +62,8 @@
 #
 # With no SCENARIO, those listed in OUTDIR/runs, one a line.
 # It runs on your own machine too (bench-here.sh): BENCH_READONLY=1 then
-# gives fio --readonly.
+# gives fio --readonly, and KSRC a kernel tree for the kselftests' KTAP
+# helpers, if build/linux is not there.
 # BENCH_PROGRESS="KERNEL DONE TOTAL": the kernel's name and where its runs
 # stand in the whole benchmark, for the line each run prints as it ends
 # (its headline figure; the time left at this guest's pace so far).
@@ -75,7 +76,7 @@ if [ $# -eq 0 ]; then
 fi
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 LINUX=$TOP/build/linux
-. "$LINUX/tools/testing/selftests/kselftest/ktap_helpers.sh"
+. "${KSRC:-$LINUX}/tools/testing/selftests/kselftest/ktap_helpers.sh"
 . "$TOP/tools/testing/selftests/blk-throttle/blk_throttle_lib.sh"
 export BENCH_RUNTIME=${BENCH_RUNTIME:-20}
 
@@ -86,8 +87,8 @@ lift() {
 	[ -z "${2:-}" ] || echo max >"$1/memory.max"
 }
 
-# ms US - microseconds as milliseconds, one decimal
-ms() { awk -v us="$1" 'BEGIN { printf "%.1f", us / 1000 }'; }
+# ms US - microseconds as milliseconds, to two digits below 10 ms
+ms() { awk -v us="$1" 'BEGIN { printf us < 10000 ? "%.2f" : "%.1f", us / 1000 }'; }
 
 # iostat_snap CGROUP... - "RIOS RBYTES WIOS WBYTES" from the groups'
 # io.stat, summed

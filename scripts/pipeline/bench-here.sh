@@ -18,13 +18,17 @@
 # null_blk attributes of a scenario (seed000's 4 MB/s cap) do not apply.
 #
 # It needs what the kselftests need (cgroup v2 with the io controller,
-# fio, python3) and leaves the cgroup mounts as it found them.
+# fio, python3), and a kernel tree for their KTAP helpers: build/linux
+# (make tree), or KSRC=DIR, the tree you built the kernel from. It
+# leaves the cgroup mounts as it found them.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 DEV=${DEV:?usage: make bench DEV=/dev/BLOCKDEVICE [LABEL=NAME]}
 [ -b "$DEV" ] || die "DEV=$DEV is not a block device"
 [ "$(id -u)" = 0 ] || die "make bench DEV=... runs as root: it makes cgroups and sets io.max"
+[ -f "${KSRC:-$LINUX}/tools/testing/selftests/kselftest/ktap_helpers.sh" ] ||
+	die "no kernel tree: KSRC=DIR (the tree you built the kernel from), or make tree"
 LABEL=${LABEL:-$(uname -r)}
 OUT=${RESULTS:-$TOP/results/here/$LABEL}
 export BENCH_RUNTIME=${BENCH_RUNTIME:-20}
@@ -46,6 +50,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 printf '%s\n' $runs >"$OUT/runs"
 uname -r >"$OUT/kernel"
+echo "$LABEL" >"$OUT/label"
 echo "$DEV" >"$OUT/device"
 echo native >"$OUT/accel"
 echo "$BENCH_RUNTIME" >"$OUT/runtime"

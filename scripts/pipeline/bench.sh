@@ -111,6 +111,6 @@ python3 "$TOP/scripts/analysis/analyze.py" --hz "$HZ" --out "$RESULTS" $readme \
 	--base-version "$(cat "$DL/version")" \
 	--accel "$(cat "$BUILD/out/bench-patched-hz$HZ/accel")" \
 	--runtime "$BENCH_RUNTIME" --date "$started" --rerun "$rerun" \
-	--patched-tree "$(git -C "$LINUX" rev-parse 'patched^{tree}')" \
+	--patched-tree "$(kernel_tree patched)" \
 	"${device[@]}" \
 	$(for v in $KERNELS; do echo "$v=$BUILD/out/bench-$v-hz$HZ"; done) $jobs

@@ -35,6 +35,14 @@ BENCH_HEADLINE="seed000 riops37 rbps4k readers16 groups100 riops2000-psync
 	riops20000-psync qd32-highlimit qd32-nolimit rbps1g-psync
 	wb1m-others-ext4"
 
+# kernel_tree REV - an id of what REV's kernel image is built from: its
+# tree but tools/ and Documentation/, so that a selftest or a document
+# changed after a benchmark leaves its figures those of the tree
+kernel_tree() {
+	git -C "$LINUX" ls-tree -r "$1" | grep -vP '\t(tools|Documentation)/' |
+		sha1sum | cut -d' ' -f1
+}
+
 # use_clock - set the guest up for CLOCK: host (the default) leaves
 # boot.sh's choices; virtual is TCG, ICOUNT_OPTS and one vCPU, or
 # CLOCK_CPUS (the vCPUs take turns on the one thread)

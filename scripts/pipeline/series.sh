@@ -40,7 +40,7 @@ checks=$("$TOP/scripts/pipeline/check-series.sh" "$BUILD/series" 2>&1) || {
 }
 
 # the tables must be of the tree being exported (bench.sh records it)
-tree=$(git -C "$LINUX" rev-parse 'patched^{tree}')
+tree=$(kernel_tree patched)
 of_tree() {
 	[ -f "$1" ] && [ "$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1])).get("patched_tree"))' "$1")" = "$tree" ]
@@ -72,6 +72,22 @@ mapfile -t groups < <(sed -n 's|^\([A-Za-z0-9_/-]*\)/[^/ ]*\.patch.*|\1|p' "$TOP
 rm -rf "$OUT" "$BUILD/prereq"
 prev=base
 prevsubj=
+# as_me PATCH... - your name on every From: and Signed-off-by: that the
+# placeholder held
+as_me() {
+	python3 - "$PLACEHOLDER" "$me" "$@" <<-'PY'
+	import sys
+	old, new = sys.argv[1], sys.argv[2]
+	for path in sys.argv[3:]:
+	    text = open(path).read()
+	    for tag in ("From: ", "Signed-off-by: "):
+	        text = text.replace("\n" + tag + old + "\n", "\n" + tag + new + "\n")
+	    open(path, "w").write(text)
+	PY
+	! grep -l "$PLACEHOLDER" "$@" >/dev/null ||
+		die "the placeholder identity is still in the export"
+}
+
 prereq=
 all=()
 for grp in "${groups[@]}"; do
@@ -93,18 +109,7 @@ for grp in "${groups[@]}"; do
 	git -C "$LINUX" -c user.name="$name" -c user.email="$email" format-patch \
 		-q --no-signature --cover-letter --subject-prefix="${prefix:-PATCH}" \
 		-o "$o" "$prev..$grp"
-	# your name on every From: and Signed-off-by: the placeholder held
-	python3 - "$PLACEHOLDER" "$me" "$o"/0*.patch <<-'PY'
-	import sys
-	old, new = sys.argv[1], sys.argv[2]
-	for path in sys.argv[3:]:
-	    text = open(path).read()
-	    for tag in ("From: ", "Signed-off-by: "):
-	        text = text.replace("\n" + tag + old + "\n", "\n" + tag + new + "\n")
-	    open(path, "w").write(text)
-	PY
-	! grep -l "$PLACEHOLDER" "$o"/0*.patch >/dev/null ||
-		die "the placeholder identity is still in the export"
+	as_me "$o"/0*.patch
 	if [ "$prev" = base ] || [ "$prev" = prereq ]; then
 		applies="The series applies to $base."
 	else
@@ -151,6 +156,12 @@ fi
 	die "git am of the export does not give the tree that was tested"
 git -C "$LINUX" worktree remove --force "$wt"
 
+# the blktests cases: a series for blktests, posted on its own
+rm -rf "$OUT/blktests"
+mkdir -p "$OUT/blktests"
+cp "$TOP"/blktests/*.patch "$OUT/blktests/"
+as_me "$OUT"/blktests/*.patch
+
 echo
 echo "checkpatch --strict, per patch:"
 echo "$checks" | grep -v '^==>'
@@ -162,4 +173,5 @@ for grp in "${groups[@]}"; do
 	echo "$grp: $(ls "$OUT/$grp"/0*.patch | grep -vc 0000-cover-letter) patches, \"$(sed -n 1p "$TOP/series/$grp.txt")\"; recipients (get_maintainer.pl):"
 	sed 's/^/  /' "$OUT/$grp/recipients.txt"
 done
-say "series and cover letters in $OUT/ ($(printf "%s " "${groups[@]}" | sed "s/prereq //"))"
+echo "blktests: $(ls "$OUT"/blktests/*.patch | wc -l) patches for blktests' throtl group (linux-block@vger.kernel.org, blktests' maintainer)"
+say "series and cover letters in $OUT/ ($(printf "%s " "${groups[@]}" | sed "s/prereq //")blktests)"

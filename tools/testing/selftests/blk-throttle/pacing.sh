@@ -9,10 +9,11 @@
 # a millisecond the throttle's timer still wakes a CPU at most about once
 # a millisecond, not once a bio.
 #
-# The bounds sit a little above what a correct kernel achieves (the
-# ideal, plus the cost of a bio and the timer's slack); the figures are
-# printed. On a machine marked slow (KSFT_MACHINE_SLOW=yes) a missed
-# bound is an XFAIL; a hang is a failure everywhere.
+# Each timing bound has two strengths (bt_bound): by default one a
+# correct kernel meets with a wide margin on any machine and the 100 ms
+# slices of Linux 7.3 miss by far; with BLK_THROTTLE_BOUNDS=tight, one a
+# little above the ideal (the cost of a bio and the timer's slack), for
+# a deterministic clock. The figures are printed; a miss or a hang fails.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -37,8 +38,9 @@ ktap_print_msg "rbps=1MiB/s, 4 KiB reads: ${bw_kib_s} KiB/s," \
 	"clat p50=${p50_us}us p99=${p99_us}us max=${max_us}us"
 paced=$(bt_paced "$ios" 4 1024)
 bt_within "rbps=1MiB/s, 4 KiB reads, KiB/s after the first burst" \
-	"$paced" 1024 0.5 KiB/s
-bt_at_most "rbps=1MiB/s, 4 KiB reads (ideal 3906 us), p99" "$p99_us" 4500 us
+	"$paced" 1024 "$(bt_bound 0.5 2)" KiB/s
+bt_at_most "rbps=1MiB/s, 4 KiB reads (ideal 3906 us), p99" "$p99_us" \
+	"$(bt_bound 4500 20000)" us
 
 # 3: one 1 MiB bio under rbps=256 KiB/s takes 4 s, less the 25.6 KiB
 # bucket it finds full (+-2%): not stalled because it is larger than the
@@ -49,7 +51,8 @@ err=$BT_OUTDIR/$BT_NAME-dd.err
 "${BT_IN_CGROUP[@]}" "$CG" \
 	dd if="$BT_DEV" of=/dev/null bs=1M count=1 iflag=direct 2>"$err"
 read -r _ ms < <(bt_dd_time "$err")
-bt_within "1 MiB bio at rbps=256KiB/s, completion" "$ms" 3900 2 ms
+bt_within "1 MiB bio at rbps=256KiB/s, completion" "$ms" 3900 \
+	"$(bt_bound 2 5)" ms
 
 # 4: after 1 s idle, riops=100 serves a burst of one bucket (100 ms of
 # the rate: 10 IOs) without delay, and paces what follows, one IO every
@@ -75,9 +78,9 @@ first10=$(echo "$lat" | awk '{ t = 0; for (i = 1; i <= 10 && i <= NF; i++)
 				     t += $i; print t }')
 ktap_print_msg "riops=100 after 1 s idle, 20 IOs, clat us: $lat"
 bt_at_most "burst at riops=100 after 1 s idle, first 10 IOs in all" \
-	"$first10" 10000 us
+	"$first10" "$(bt_bound 10000 50000)" us
 bt_between "burst at riops=100 after 1 s idle, IOs of 20 under 5 ms" \
-	"$fast" 10 11 IOs
+	"$fast" "$(bt_bound 10 9)" "$(bt_bound 11 12)" IOs
 rm -f "$out"_*.log
 
 # 5, 6: a limit lowered while a bio waits: 1 MiB at 512 KiB/s, lowered
@@ -112,7 +115,8 @@ else
 		"${before} ms: ${BT_IO_MS} ms, $BT_IO_RES (expected ${want} ms)"
 	ktap_test_pass "limit lowered while a bio waits: no hang"
 	bt_between "limit lowered while a bio waits, completion" \
-		"$BT_IO_MS" $((want - 100)) $((want + 100)) ms
+		"$BT_IO_MS" $((want - $(bt_bound 100 300))) \
+		$((want + $(bt_bound 100 300))) ms
 fi
 rm -f "$err"
 
@@ -152,7 +156,7 @@ if in_range "$iops" 0 10000; then
 	ktap_test_skip "riops=20000, 4 KiB reads: $msg"
 else
 	bt_at_most "riops=20000, 4 KiB reads, timer softirqs" \
-		"$per_s" 1500 /s
+		"$per_s" "$(bt_bound 1500 2000)" /s
 fi
 
 ktap_finished

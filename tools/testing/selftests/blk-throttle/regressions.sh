@@ -15,9 +15,8 @@
 # Whole seconds are a coarse check on purpose: the exact figures are
 # printed, and pacing.sh holds the tighter bounds. Where a limit changes
 # or the disk goes away while an IO waits, the IO is judged against
-# when that happened. On a machine marked
-# slow (KSFT_MACHINE_SLOW=yes) a time that misses is an XFAIL; an IO
-# error or a hang is a failure everywhere.
+# when that happened. These bounds are wide in both strengths of
+# bt_bound; a miss, an IO error or a hang fails.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"

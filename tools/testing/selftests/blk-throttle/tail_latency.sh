@@ -4,13 +4,15 @@
 # The 2018 tail-latency scenario ("Blk-throttle: reduce tail io latency
 # when iops limit is enforced"): a 4 KiB random reader with 4 ms think
 # time in a cgroup with riops=100, on null_blk capped at 4 MB/s. The limit
-# must hold within 0.5%, and the reader must be paced: ideally every IO
-# waits 6 ms (one every 10 ms, less the 4 ms think time), so p99 must be
-# at most 6.5 ms. Without pacing, one IO in ten waits for the next 100 ms
-# slice and p99 is about 60 ms.
+# must hold within 2% (0.5% with BLK_THROTTLE_BOUNDS=tight), and the
+# reader must be paced: ideally every IO waits 6 ms (one every 10 ms,
+# less the 4 ms think time), so p99 must be at most 20 ms (tight: 6.5
+# ms). Without pacing, one IO in ten waits for the next 100 ms slice and
+# p99 is about 60 ms.
 #
 # Then two rates that divide no tick rate, 37 and 333 IOPS: a back-to-back
-# reader must get each within 0.5%, whatever HZ the kernel was built with.
+# reader must get each within 3% (tight: 0.5%), whatever HZ the kernel
+# was built with; with slices, riops=37 gives 30.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -39,8 +41,10 @@ ktap_print_msg "riops=$RIOPS for ${BT_RUNTIME}s: iops=$iops clat p50=${p50_us}us
 
 paced=$(bt_paced "$ios" 1 "$RIOPS")
 ktap_print_msg "riops=$RIOPS: $paced IOPS after the first burst"
-bt_within "seed riops=$RIOPS, IOPS after the first burst" "$paced" "$RIOPS" 0.5 IOPS
-bt_at_most "seed riops=$RIOPS with 4 ms think time, p99" "$p99_us" 6500 us
+bt_within "seed riops=$RIOPS, IOPS after the first burst" "$paced" "$RIOPS" \
+	"$(bt_bound 0.5 2)" IOPS
+bt_at_most "seed riops=$RIOPS with 4 ms think time, p99" "$p99_us" \
+	"$(bt_bound 6500 20000)" us
 
 for rate in 37 333; do
 	CG=$(bt_cgroup "riops$rate")
@@ -55,7 +59,7 @@ for rate in 37 333; do
 	ktap_print_msg "riops=$rate: $iops IOPS, $paced after the first burst;" \
 		"p99 ${p99_us}us"
 	bt_within "riops=$rate back to back, IOPS after the first burst" \
-		"$paced" "$rate" 0.5 IOPS
+		"$paced" "$rate" "$(bt_bound 0.5 3)" IOPS
 done
 
 ktap_finished

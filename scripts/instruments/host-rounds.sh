@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The timing kselftests as a user runs them: at their default, wide
+# bounds, on the host's clock (under QEMU's TCG, the noisiest machine the
+# project has), N rounds of the series, of its debug variant and of
+# vanilla, each round judged by control.py --wide: every check must pass
+# on both builds of the series, and those the series exists for must
+# fail on vanilla. Then one round of the tests that can read a disk of
+# their own on a virtio-blk disk (BLK_THROTTLE_TEST_DEV), the series and
+# vanilla. results/host-clock.md; make test judges the tight bounds on
+# the virtual clock instead.
+#
+#   host-rounds.sh [N [HZ]]    (default: 5 1000)
+#
+# BLK_THROTTLE_RUNTIME (default 10) sets each fio run's seconds.
+set -u
+. "$(dirname "$0")/../pipeline/lib.sh"
+
+N=${1:-5}
+HZ=${2:-${HZ:-1000}}
+R=$BUILD/out/host-rounds
+export BLK_THROTTLE_BOUNDS=wide
+export BLK_THROTTLE_RUNTIME=${BLK_THROTTLE_RUNTIME:-10}
+TIMING="tail_latency.sh pacing.sh regressions.sh stacked.sh waits.sh cpus.sh"
+DISKTESTS="tail_latency.sh pacing.sh waits.sh cpus.sh"
+rm -rf "$R"
+mkdir -p "$R"
+
+VIMAGE=$("$TOP/scripts/pipeline/build.sh" vanilla "$HZ") || exit 1
+PIMAGE=$("$TOP/scripts/pipeline/build.sh" patched "$HZ") || exit 1
+DIMAGE=$(DEBUG=1 "$TOP/scripts/pipeline/build.sh" patched "$HZ") || exit 1
+install_kselftests "$R/ksft"
+export KSFT_DIR=$R/ksft
+
+# judge NAME PATCHED VANILLA TESTS - control.py --wide on two runs
+judge() {
+	python3 "$TOP/scripts/analysis/control.py" "$2" --vanilla "$3" \
+		--tests "$4" --wide --md "$R/$1.md" >"$R/$1.log" 2>&1
+	echo "$?" >"$R/$1.rc"
+	say "$1: $(tail -n 1 "$R/$1.log")"
+}
+
+start=$(date +%s)
+for i in $(seq "$N"); do
+	say "round $i of $N"
+	RUN=host-$i IMAGE=$PIMAGE TESTS=$TIMING \
+		"$TOP/scripts/pipeline/test.sh" patched "$HZ" >"$R/patched-$i.log" 2>&1
+	DEBUG=1 RUN=host-$i IMAGE=$DIMAGE TESTS=$TIMING \
+		"$TOP/scripts/pipeline/test.sh" patched "$HZ" >"$R/debug-$i.log" 2>&1
+	RUN=host-$i IMAGE=$VIMAGE TESTS=$TIMING \
+		"$TOP/scripts/pipeline/test.sh" vanilla "$HZ" >"$R/vanilla-$i.log" 2>&1
+	v=$BUILD/out/test-vanilla-hz$HZ-host-$i
+	judge "normal-$i" "$BUILD/out/test-patched-hz$HZ-host-$i" "$v" "$TIMING"
+	judge "debug-$i" "$BUILD/out/test-patched-hz$HZ-debug-host-$i" "$v" "$TIMING"
+done
+for k in patched vanilla; do
+	use_disk virtio "$R"
+	RUN=host-virtio IMAGE=$([ $k = patched ] && echo "$PIMAGE" || echo "$VIMAGE") \
+		TESTS=$DISKTESTS "${DISK_ENV[@]}" \
+		"$TOP/scripts/pipeline/test.sh" "$k" "$HZ" >"$R/$k-virtio.log" 2>&1
+	rm -f "$R/disk.img"
+done
+judge virtio "$BUILD/out/test-patched-hz$HZ-host-virtio" \
+	"$BUILD/out/test-vanilla-hz$HZ-host-virtio" "$DISKTESTS"
+mins=$((($(date +%s) - start + 59) / 60))
+
+python3 - "$R" "$N" "$HZ" "$mins" "$BLK_THROTTLE_RUNTIME" \
+	>"$TOP/results/host-clock.md" <<'PY'
+import collections, sys
+r, n, hz, mins, rt = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+
+
+def table(name):
+    rows = collections.OrderedDict()
+    for line in open("%s/%s.md" % (r, name)).read().splitlines()[2:]:
+        test, check, p, v, ctl = [c.strip() for c in line.strip("|").split("|")]
+        rows[(test, check)] = (p, v, ctl)
+    return rows
+
+
+def verdict(cell):
+    return cell.split()[0] if cell else "-"
+
+
+seen = collections.OrderedDict()
+for i in range(1, n + 1):
+    for kind in ("normal", "debug"):
+        for key, (p, v, ctl) in table("%s-%d" % (kind, i)).items():
+            s = seen.setdefault(key, {"normal": [], "debug": [], "vanilla": [],
+                                      "ctl": []})
+            s[kind].append(verdict(p))
+            if kind == "normal":
+                s["vanilla"].append(verdict(v))
+                if ctl:
+                    s["ctl"].append(ctl)
+rcs = {k: " ".join(open("%s/%s-%d.rc" % (r, k, i)).read().strip()
+                   for i in range(1, n + 1)) for k in ("normal", "debug")}
+
+
+def count(cells):
+    c = collections.Counter(cells)
+    return ", ".join("%s %d/%d" % (k, v, len(cells)) for k, v in c.items())
+
+
+print("# The kselftests on the host's clock, default bounds, %d rounds\n" % n)
+print("`make host-rounds` (`scripts/instruments/host-rounds.sh %d %s`), "
+      "BLK_THROTTLE_RUNTIME=%s, %s minutes: each round boots the series, its "
+      "debug variant (KASAN, lockdep, UBSAN) and vanilla 7.3 under QEMU TCG "
+      "on the host's clock with two vCPUs and runs the timing kselftests at "
+      "their default (wide) bounds; `control.py --wide` judges each round "
+      "(exit status per round, series: %s; debug: %s). A check the series "
+      "exists for must fail on vanilla by at least half the margin make "
+      "test asks at the tight bounds, and at least 2x.\n"
+      % (n, hz, rt, mins, rcs["normal"], rcs["debug"]))
+print("| test | check | series | debug | vanilla | control (round 1) |")
+print("|---|---|---|---|---|---|")
+for (test, check), s in seen.items():
+    print("| %s | %s | %s | %s | %s | %s |" % (
+        test, check, count(s["normal"]), count(s["debug"]),
+        count(s["vanilla"]), s["ctl"][0] if s["ctl"] else ""))
+print("\n## Once on a virtio-blk disk\n")
+print("The tests that read a disk of their own (`BLK_THROTTLE_TEST_DEV`"
+      "=/dev/vda, a sparse 1 GiB file), the series against vanilla "
+      "(control.py exit status %s):\n" % open("%s/virtio.rc" % r).read().strip())
+print(open("%s/virtio.md" % r).read())
+PY
+cat "$TOP/results/host-clock.md"
