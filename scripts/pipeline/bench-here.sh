@@ -33,11 +33,13 @@ LABEL=${LABEL:-$(uname -r)}
 OUT=${RESULTS:-$TOP/results/here/$LABEL}
 export BENCH_RUNTIME=${BENCH_RUNTIME:-20}
 
+ro=1
+[ "${BENCH_WRITE:-0}" != 1 ] || ro=0
 runs=
 for s in ${SCENARIOS:-$BENCH_HEADLINE}; do
 	job=$TOP/bench/$s.fio
 	[ -f "$job" ] || die "no scenario bench/$s.fio"
-	if [ "${BENCH_WRITE:-0}" != 1 ] &&
+	if [ "$ro" = 1 ] &&
 	   grep -qE '^; (fs|others):|^rw=.*(write|rw)' "$job"; then
 		say "leaving out $s: it writes to the disk (BENCH_WRITE=1 runs it)"
 		continue
@@ -59,8 +61,6 @@ echo "$BENCH_RUNTIME" >"$OUT/runtime"
 	sed -n 's/^CONFIG_HZ=//p' >"$OUT/hz"
 date -u +%Y-%m-%dT%H:%M:%SZ >"$OUT/date"
 say "benchmark of $(uname -r) on $DEV: $(wc -l <"$OUT/runs") scenarios of ${BENCH_RUNTIME}s into $OUT"
-ro=1
-[ "${BENCH_WRITE:-0}" != 1 ] || ro=0
 BLK_THROTTLE_TEST_DEV=$DEV BENCH_READONLY=$ro \
 	BENCH_PROGRESS="$LABEL 0 $(wc -l <"$OUT/runs")" \
 	"$TOP/scripts/pipeline/bench-guest.sh" "$OUT" ||
