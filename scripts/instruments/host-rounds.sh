@@ -67,64 +67,6 @@ judge virtio "$BUILD/out/test-patched-hz$HZ-host-virtio" \
 	"$BUILD/out/test-vanilla-hz$HZ-host-virtio" "$DISKTESTS"
 mins=$((($(date +%s) - start + 59) / 60))
 
-python3 - "$R" "$N" "$HZ" "$mins" "$BLK_THROTTLE_RUNTIME" \
-	>"$TOP/results/host-clock.md" <<'PY'
-import collections, sys
-r, n, hz, mins, rt = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-
-
-def table(name):
-    rows = collections.OrderedDict()
-    for line in open("%s/%s.md" % (r, name)).read().splitlines()[2:]:
-        test, check, p, v, ctl = [c.strip() for c in line.strip("|").split("|")]
-        rows[(test, check)] = (p, v, ctl)
-    return rows
-
-
-def verdict(cell):
-    return cell.split()[0] if cell else "-"
-
-
-seen = collections.OrderedDict()
-for i in range(1, n + 1):
-    for kind in ("normal", "debug"):
-        for key, (p, v, ctl) in table("%s-%d" % (kind, i)).items():
-            s = seen.setdefault(key, {"normal": [], "debug": [], "vanilla": [],
-                                      "ctl": []})
-            s[kind].append(verdict(p))
-            if kind == "normal":
-                s["vanilla"].append(verdict(v))
-                if ctl:
-                    s["ctl"].append(ctl)
-rcs = {k: " ".join(open("%s/%s-%d.rc" % (r, k, i)).read().strip()
-                   for i in range(1, n + 1)) for k in ("normal", "debug")}
-
-
-def count(cells):
-    c = collections.Counter(cells)
-    return ", ".join("%s %d/%d" % (k, v, len(cells)) for k, v in c.items())
-
-
-print("# The kselftests on the host's clock, default bounds, %d rounds\n" % n)
-print("`make host-rounds` (`scripts/instruments/host-rounds.sh %d %s`), "
-      "BLK_THROTTLE_RUNTIME=%s, %s minutes: each round boots the series, its "
-      "debug variant (KASAN, lockdep, UBSAN) and vanilla 7.3 under QEMU TCG "
-      "on the host's clock with two vCPUs and runs the timing kselftests at "
-      "their default (wide) bounds; `control.py --wide` judges each round "
-      "(exit status per round, series: %s; debug: %s). A check the series "
-      "exists for must fail on vanilla by at least half the margin make "
-      "test asks at the tight bounds, and at least 2x.\n"
-      % (n, hz, rt, mins, rcs["normal"], rcs["debug"]))
-print("| test | check | series | debug | vanilla | control (round 1) |")
-print("|---|---|---|---|---|---|")
-for (test, check), s in seen.items():
-    print("| %s | %s | %s | %s | %s | %s |" % (
-        test, check, count(s["normal"]), count(s["debug"]),
-        count(s["vanilla"]), s["ctl"][0] if s["ctl"] else ""))
-print("\n## Once on a virtio-blk disk\n")
-print("The tests that read a disk of their own (`BLK_THROTTLE_TEST_DEV`"
-      "=/dev/vda, a sparse 1 GiB file), the series against vanilla "
-      "(control.py exit status %s):\n" % open("%s/virtio.rc" % r).read().strip())
-print(open("%s/virtio.md" % r).read())
-PY
+python3 "$TOP/scripts/analysis/rounds.py" host "$R" "$N" "$HZ" "$mins" \
+	"$BLK_THROTTLE_RUNTIME" >"$TOP/results/host-clock.md"
 cat "$TOP/results/host-clock.md"

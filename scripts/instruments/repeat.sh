@@ -32,35 +32,6 @@ for i in $(seq "$N"); do
 done
 mins=$((($(date +%s) - start + 59) / 60))
 
-python3 - "$R" "$N" "$HZ" "$mins" >"$TOP/results/repeat-hz$HZ.md" <<'PY'
-import collections, sys
-r, n, hz, mins = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-seen = collections.OrderedDict()
-rcs = []
-for i in range(1, n + 1):
-    rcs.append(open("%s/control-%d.rc" % (r, i)).read().strip())
-    for line in open("%s/control-%d.md" % (r, i)).read().splitlines()[2:]:
-        test, check, p, v, ctl = [c.strip() for c in line.strip("|").split("|")]
-        s = seen.setdefault((test, check), {"p": [], "v": []})
-        s["p"].append(p)
-        s["v"].append(v)
-
-def verdicts(cells):
-    c = collections.Counter(x.split()[0] for x in cells)
-    return ", ".join("%s %d/%d" % (k, v, len(cells)) for k, v in c.items())
-
-print("# make test's timing verdicts, %d rounds (HZ=%s, virtual clock)\n" % (n, hz))
-print("`scripts/instruments/repeat.sh %d %s`: each round boots the patched and the vanilla"
-      " kernel on QEMU's virtual clock and judges them with `control.py`, as"
-      " `make test` does; %s minutes for all rounds. control.sh's exit status"
-      " per round: %s.\n" % (n, hz, mins, " ".join(rcs)))
-print("\"figures\": how many different figures the check printed over the"
-      " rounds (1: the same to the last digit every time).\n")
-print("| test | check | patched | figures | vanilla | figures |")
-print("|---|---|---|---|---|---|")
-for (test, check), s in seen.items():
-    print("| %s | %s | %s | %d | %s | %d |" % (
-        test, check, verdicts(s["p"]), len(set(s["p"])),
-        verdicts(s["v"]), len(set(s["v"]))))
-PY
+python3 "$TOP/scripts/analysis/rounds.py" repeat "$R" "$N" "$HZ" "$mins" \
+	>"$TOP/results/repeat-hz$HZ.md"
 cat "$TOP/results/repeat-hz$HZ.md"

@@ -12,6 +12,12 @@
 #   less the device's service time (the median latency of the same
 #   reader with no limit), and a read waited if that is more than 1 ms
 #   (a paced read waits 6 ms; one that does not, some microseconds).
+#   Those are the tight bounds (BLK_THROTTLE_BOUNDS=tight); by default
+#   the count is within 2% and the time within 20%: fio's time also
+#   holds each paced read's way from its dispatch to its completion,
+#   which the reader with no limit does not take, and on a debug kernel
+#   in an emulator that is a tenth of a wait. A counter in the wrong
+#   unit, or one that counts a wait twice or not at all, misses by far.
 # - With no limit, both stay 0 (on a device where another group has one:
 #   the keys are there for every group once blk-throttle is on for it).
 # - A parent's limit below its child's: the child's reads wait at the
@@ -80,7 +86,7 @@ ktap_print_msg "riops=100: $ios reads, $fio_n waited ${fio_us} us in all" \
 bt_within "riops=100, throttle.rwaits against the reads fio saw wait" \
 	"${n:-0}" "$fio_n" "$(bt_bound 1 2)" bios
 bt_within "riops=100, throttle.rwait_usec against their waits in fio" \
-	"${us:-0}" "$fio_us" "$(bt_bound 2 5)" us
+	"${us:-0}" "$fio_us" "$(bt_bound 2 20)" us
 
 # 6, 7: riops=1000 on a child, riops=50 on its parent: the child's reads
 # wait at the parent, all but the parent's first bucket (5 reads)
