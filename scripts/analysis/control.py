@@ -173,7 +173,7 @@ def main():
         bad.append("%s: ended without its totals on the patched kernel" % test)
     rows = []
     controlled = {}
-    control = [(t, d, None if m is None or not wide else max(2, m / 2))
+    control = [(t, d, m if m is None or not wide else max(2, m / 2))
                for t, d, m in CONTROL if tests is None or t in tests]
     for test, start, need in control:
         desc, res = find(vanilla, test, start)
