@@ -90,7 +90,7 @@ measure() {
 	local limit=$1 engine=$2 qd=$3 round=$4 n=$5 before after t0 t1
 
 	shift 5
-	[ "$engine" != buffered ] || bt_drop_caches
+	[ "$engine" != buffered ] || { sync; echo 3 >/proc/sys/vm/drop_caches; }
 	sleep 1
 	before=$(rios "$@")
 	mark

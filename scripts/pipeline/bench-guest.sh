@@ -200,7 +200,10 @@ for job in "$@"; do
 	fi
 	[ -z "$sibling" ] || echo "$BT_MAJMIN $sibling" >"$(bt_cgroup sibling)/io.max"
 	if [ -n "$memmax" ]; then
-		bt_memory_controller
+		# the memory controller beside io, as systemd enables it: the
+		# group's dirty pages are its own, and their writeback its
+		grep -qw memory "$BT_CGROOT/cgroup.subtree_control" ||
+			echo +memory >"$BT_CGROOT/cgroup.subtree_control"
 		echo "$memmax" >"$cg/memory.max"
 	fi
 	ocg=
@@ -226,7 +229,10 @@ for job in "$@"; do
 		# every job's files laid out, from here, not the groups
 		grep -v '^cgroup=' "$run" | fio --create_only=1 - >/dev/null
 		[ "$others" != on ] || mkdir -p "$mnt/meta"
-		bt_drop_caches
+		# written back and dropped: the reads go to the device, and no
+		# writeback of the layout runs beside the scenario
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
 	fi
 
 	# a scenario given twice runs twice: NAME.r1.json, NAME.r2.json, ...

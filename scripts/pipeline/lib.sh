@@ -28,11 +28,10 @@ ICOUNT_OPTS="-icount shift=0,sleep=off"
 
 # The scenarios of bench/ that make bench runs by default: the seed
 # scenario, an odd rate, bps pacing, sixteen readers, a hundred groups,
-# high rates, far above the limits and none, the writeback stall (ra1m-8r,
-# eight buffered readers, read past their files' end when run in this
-# set, on both kernels, on 2026-12-03: left out until mended)
+# high rates, far above the limits and none, eight buffered readers, the
+# writeback stall
 BENCH_HEADLINE="seed000 riops37 rbps4k readers16 groups100 riops2000-psync
-	riops20000-psync qd32-highlimit qd32-nolimit rbps1g-psync
+	riops20000-psync qd32-highlimit qd32-nolimit rbps1g-psync ra1m-8r
 	wb1m-others-ext4"
 
 # kernel_tree REV - an id of what REV's kernel image is built from: its
