@@ -55,6 +55,31 @@ for t in $TIMING; do
 done
 TIMING=${timing# }
 
+# The control itself can fail: on made-up runs, control.py must pass a
+# vanilla that misses the seed tail by 9x and fail one that misses it by
+# 1.1x (the margin asked is 4x).
+# fake DIR VERDICT P99_US IOPS - DIR/kselftest/tail_latency.sh, a log
+# of those figures
+fake() {
+	mkdir -p "$1/kselftest"
+	{
+		printf '# %s 1 seed riops=100 with 4 ms think time, p99: %s us <= 6500 us\n' "$2" "$3"
+		printf '# %s 2 riops=37 back to back, IOPS after the first burst: %s IOPS within 0.5%% of 37 IOPS\n' "$2" "$4"
+		printf '# Totals:\n'
+	} >"$1/kselftest/tail_latency.sh"
+}
+selfcheck() {
+	local d=$OUT/control-selfcheck
+
+	rm -rf "$d"
+	fake "$d/p" ok 6000 37.0
+	fake "$d/v" "not ok" "$1" 29.9
+	python3 "$TOP/scripts/analysis/control.py" "$d/p" --vanilla "$d/v" \
+		--tests tail_latency.sh >"$d.log" 2>&1
+}
+selfcheck 60000 || die "control.py fails a vanilla that misses by 9x ($OUT/control-selfcheck.log)"
+! selfcheck 7000 || die "control.py passes a vanilla that misses by 1.1x ($OUT/control-selfcheck.log)"
+
 beside=
 if [ "${DEBUG_BESIDE:-0}" = 1 ]; then
 	say "building the debug variant meanwhile (log: $OUT/debug-build.log)"
