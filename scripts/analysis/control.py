@@ -61,6 +61,9 @@ CONTROL = [
     ("io_max_interface.sh", "v1 iops of 2^32 is no limit, and reads go", None),
     # vanilla has no wait counters: the feature's absence
     ("waits.sh", "io.stat has throttle.rwaits and throttle.rwait_usec", None),
+    # a flusher that queues all it may at the writer's limit
+    ("writeback.sh", "ext4: the writer's pages under writeback, at most", 4),
+    ("writeback.sh", "xfs: the writer's pages under writeback, at most", 4),
 ]
 
 # a test's own KTAP lines, as the runner logs them: behind "# "

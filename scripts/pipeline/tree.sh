@@ -61,7 +61,7 @@ overlay_files() {
 # left out.
 # The stamp says what "patched" was built from; skip the work if unchanged.
 stamp=$( (echo "$VERSION ${SERIES:-}"; cat "$TOP/patches/series" 2>/dev/null
-	  for f in "$TOP"/patches/*.patch "$TOP"/patches/*/*.patch $(overlay_files | sed "s|^|$TOP/|"); do
+	  for f in "$TOP"/patches/*.patch "$TOP"/patches/*/*.patch "$TOP"/patches/*/*/*.patch $(overlay_files | sed "s|^|$TOP/|"); do
 		[ -f "$f" ] && sha256sum "$f"
 	  done) | sha256sum | cut -d' ' -f1)
 
