@@ -20,6 +20,9 @@
 #   each second of the middle half of the run): the flusher has not queued
 #   more than about a second of the limit. A flusher that queues all it
 #   may leaves tens of MiB there, whether or not an fsync ran into them.
+# - The writer is not killed by the OOM killer: the pages it has under
+#   writeback cannot be reclaimed, and when they fill its memory.max, its
+#   cgroup runs out of memory (vanilla 7.3's writer was, on ext4).
 # - The writer is charged its limit, within 10% (tight: 5%), over the
 #   middle half of the run: the flusher still keeps enough queued. A bio
 #   is charged whole when it goes, and writeback's bios of large folios
@@ -45,7 +48,7 @@ bt_require
 bt_require_nullb "writeback.sh makes filesystems"
 BT_MEMORY_BACKED=1
 bt_setup_dev
-ktap_set_plan 8
+ktap_set_plan 10
 if ! grep -qw memory "$BT_CGROOT/cgroup.subtree_control"; then
 	echo +memory >"$BT_CGROOT/cgroup.subtree_control" ||
 		ktap_exit_fail_msg "cannot enable the memory controller"
@@ -59,13 +62,14 @@ quarter=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')
 # points
 beside() {
 	local fs=$1 w o out=$BT_OUTDIR/$BT_NAME-writer.json fiopid looppid
-	local t1 w1 t2 w2 prev secs q queued n_fsync fsync_ms n_meta meta_ms rate
+	local t1 w1 t2 w2 prev secs q queued oom n_fsync fsync_ms n_meta meta_ms rate
 
 	if ! command -v "mkfs.$fs" >/dev/null; then
 		ktap_test_skip "$fs: slowest fsync beside a throttled writer (no mkfs.$fs)"
 		ktap_test_skip "$fs: slowest metadata beside a throttled writer (no mkfs.$fs)"
 		ktap_test_skip "$fs: the writer's rate (no mkfs.$fs)"
 		ktap_test_skip "$fs: the writer's pages under writeback (no mkfs.$fs)"
+		ktap_test_skip "$fs: the writer killed by the OOM killer (no mkfs.$fs)"
 		return
 	fi
 	case $fs in
@@ -83,7 +87,7 @@ beside() {
 	# writeback has (the dirty background threshold reached: some
 	# seconds on a slow machine)
 	"${BT_IN_CGROUP[@]}" "$w" fio --name=writer --filename="$MNT/w" \
-		--rw=write --bs=64k --size=640M --ioengine=psync \
+		--rw=write --bs=64k --size=640M --ioengine=psync --thread \
 		--fallocate=none --time_based --runtime=3600 \
 		--output="$out" >/dev/null 2>&1 &
 	fiopid=$!
@@ -108,15 +112,16 @@ beside() {
 		[ "${q:-0}" -le "$queued" ] || queued=$q
 	done
 	wait "$looppid" || ktap_exit_fail_msg "fsync_loop.py failed on $fs"
-	kill "$fiopid"
+	kill "$fiopid" 2>/dev/null
 	wait "$fiopid"
+	oom=$(awk '$1 == "oom_kill" { print $2 }' "$w/memory.events")
 	read -r n_fsync fsync_ms n_meta meta_ms <"$BT_OUTDIR/$BT_NAME-loop"
 	rm -f "$BT_OUTDIR/$BT_NAME-loop"
 	rate=$(awk -v a="$w1" -v b="$w2" -v s="$t1" -v e="$t2" \
 		'BEGIN { printf "%.0f", (b - a) / (e - s) }')
 	# the writer's dirty pages go at once when it is let go
 	echo "$BT_MAJMIN wbps=max" >"$w/io.max"
-	umount "$MNT"
+	umount "$MNT" || ktap_exit_fail_msg "cannot unmount $fs"
 
 	ktap_print_msg "$fs: $n_fsync fsyncs, slowest ${fsync_ms} ms; $n_meta" \
 		"metadata operations, slowest ${meta_ms} ms; writer charged" \
@@ -128,6 +133,8 @@ beside() {
 		"${fsync_ms%.*}" "$(bt_bound 500 1000)" ms
 	bt_at_most "$fs: slowest mkdir, create, rename beside the writer" \
 		"${meta_ms%.*}" "$(bt_bound 500 1000)" ms
+	bt_equal "$fs: the writer killed by the OOM killer under memory.max" \
+		"${oom:-0}" 0 times
 	bt_within "$fs: the writer's rate over the middle half of the run" \
 		"$rate" 1048576 "$(bt_bound 5 10)" B/s
 }
