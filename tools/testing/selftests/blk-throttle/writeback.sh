@@ -58,18 +58,18 @@ mkdir -p "$MNT"
 half=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')
 quarter=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')
 
-# beside FS - the writer and the unlimited group on a new FS; three test
+# beside FS - the writer and the unlimited group on a new FS; five test
 # points
 beside() {
 	local fs=$1 w o out=$BT_OUTDIR/$BT_NAME-writer.json fiopid looppid
 	local t1 w1 t2 w2 prev secs q queued oom n_fsync fsync_ms n_meta meta_ms rate
 
 	if ! command -v "mkfs.$fs" >/dev/null; then
-		ktap_test_skip "$fs: slowest fsync beside a throttled writer (no mkfs.$fs)"
-		ktap_test_skip "$fs: slowest metadata beside a throttled writer (no mkfs.$fs)"
-		ktap_test_skip "$fs: the writer's rate (no mkfs.$fs)"
 		ktap_test_skip "$fs: the writer's pages under writeback (no mkfs.$fs)"
+		ktap_test_skip "$fs: slowest fsync of 4 KiB beside a writer (no mkfs.$fs)"
+		ktap_test_skip "$fs: slowest mkdir, create, rename beside the writer (no mkfs.$fs)"
 		ktap_test_skip "$fs: the writer killed by the OOM killer (no mkfs.$fs)"
+		ktap_test_skip "$fs: the writer's rate (no mkfs.$fs)"
 		return
 	fi
 	case $fs in
