@@ -68,7 +68,7 @@ test: setup
 # table (build/out/control-hzHZ.md, copied to results/)
 control: setup
 	@scripts/pipeline/control.sh $(HZ)
-	@cp build/out/control-hz$(HZ).md results/
+	@cp "$${BUILD:-build}/out/control-hz$(HZ).md" results/
 
 # control's verdicts over N rounds: results/repeat-hzHZ.md
 N ?= 10

@@ -64,6 +64,14 @@ CONTROL = [
     # a flusher that queues all it may at the writer's limit
     ("writeback.sh", "ext4: the writer's pages under writeback, at most", 4),
     ("writeback.sh", "xfs: the writer's pages under writeback, at most", 4),
+    ("writeback.sh",
+     "ext4 without memory.max: the writer's pages under writeback, at most", 4),
+    ("writeback.sh", "ext4 on dm-linear: the writer's pages under writeback, at most", 4),
+    # and the fsyncs that run into that queue
+    ("writeback.sh",
+     "ext4 without memory.max: slowest fsync of 4 KiB beside a writer", 4),
+    ("writeback.sh",
+     "scale: slowest fsync or metadata operation beside 16 limited writers", 4),
 ]
 
 # a test's own KTAP lines, as the runner logs them: behind "# "

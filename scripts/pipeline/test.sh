@@ -29,7 +29,8 @@
 #
 # DEBUG=1 builds and boots the debug variant (KASAN, lockdep, UBSAN, the
 # hung-task detector). It is there for splats and hangs: by default it
-# runs the tests that judge no time (io_max_interface.sh, stress.sh).
+# runs the tests that judge no time (io_max_interface.sh, stress.sh),
+# and hung_task.sh, which needs the detector, where the series has it.
 # KCSAN=1 does the same with the KCSAN variant (kconfig/kcsan.config: the
 # data-race detector and lockdep), where a data race is the splat.
 #
@@ -92,7 +93,9 @@ genv=(env)
 #   before boot.sh calls the guest hung: under TCG a KASAN kernel is
 #   slow (stress.sh's 90 s take about 4 min).
 if [ "${DEBUG:-0}" = 1 ] || [ "${KCSAN:-0}" = 1 ]; then
-	TESTS=${TESTS-io_max_interface.sh stress.sh}
+	dflt="io_max_interface.sh stress.sh"
+	[ ! -f "$KSFT/blk-throttle/hung_task.sh" ] || dflt="$dflt hung_task.sh"
+	TESTS=${TESTS-$dflt}
 	timeout=1200
 	[ "${DEBUG:-0}" = 1 ] &&
 		export BOOT_APPEND="${BOOT_APPEND:+$BOOT_APPEND }no5lvl"

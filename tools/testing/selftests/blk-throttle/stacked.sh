@@ -10,12 +10,7 @@
 #   on a plain disk: the rate within 0.5%, p99 at most 10.6 ms (the ideal
 #   10 ms, plus what pacing.sh allows a bio);
 # - riops=100 on the device underneath throttles the remapped bios too
-#   (they keep their group): the same rate;
-# - rbps=1MiB/s on the dm device fits a buffered reader's readahead on
-#   ext4 as on a plain disk (the bounds of readahead.sh; a limit that
-#   does not act misses them by far).
-#   A limit on the device underneath is not seen by readahead: it
-#   throttles whole windows.
+#   (they keep their group): the same rate.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
