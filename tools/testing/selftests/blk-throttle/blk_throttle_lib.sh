@@ -26,7 +26,9 @@ export LC_ALL=C
 BT_RUNTIME=${BLK_THROTTLE_RUNTIME:-20}
 BT_OUTDIR=${BLK_THROTTLE_OUTDIR:-/tmp}
 BT_NAME="blkthrtest$$"
-BT_NULLB=
+BT_NULLB=	# the test device in configfs, if null_blk
+BT_NULLBS=	# every null_blk device made, in configfs
+BT_LINEAR=	# the dm-linear device made
 BT_CGROOT=
 BT_DEV=
 BT_MAJMIN=
@@ -115,17 +117,55 @@ bt_setup_dev() {
 		exit "$KSFT_SKIP"
 	fi
 	BT_NULLB=$cfs/nullb/$BT_NAME
-	mkdir "$BT_NULLB" || ktap_exit_fail_msg "cannot create $BT_NULLB"
-	echo 1024 >"$BT_NULLB/size"
-	echo 4096 >"$BT_NULLB/blocksize"
-	echo "${BT_MEMORY_BACKED:-0}" >"$BT_NULLB/memory_backed"
-	[ -z "${BT_MAX_SECTORS:-}" ] ||
-		echo "$BT_MAX_SECTORS" >"$BT_NULLB/max_sectors"
-	[ "$mbps" = 0 ] || echo "$mbps" >"$BT_NULLB/mbps"
-	echo 1 >"$BT_NULLB/power" || ktap_exit_fail_msg "cannot power on $BT_NULLB"
+	bt_make_nullb "$BT_NAME" "$mbps"
 	BT_DEV=/dev/$BT_NAME
-	bt_wait_bdev "$BT_DEV" || ktap_exit_fail_msg "$BT_DEV did not appear"
 	BT_MAJMIN=$(cat "/sys/block/$BT_NAME/dev")
+}
+
+# bt_make_nullb NAME [MBPS] - make and power on the null_blk device
+# /dev/NAME through configfs (bt_setup_dev has made configfs ready): 1 GiB
+# of 4 KiB blocks, memory-backed if BT_MEMORY_BACKED=1, BT_MAX_SECTORS
+# and MBPS as bt_setup_dev says. bt_cleanup removes it.
+bt_make_nullb() {
+	local nb=/sys/kernel/config/nullb/$1 mbps=${2:-0}
+
+	mkdir "$nb" || ktap_exit_fail_msg "cannot create $nb"
+	BT_NULLBS="$BT_NULLBS $nb"
+	echo 1024 >"$nb/size"
+	echo 4096 >"$nb/blocksize"
+	echo "${BT_MEMORY_BACKED:-0}" >"$nb/memory_backed"
+	[ -z "${BT_MAX_SECTORS:-}" ] ||
+		echo "$BT_MAX_SECTORS" >"$nb/max_sectors"
+	[ "$mbps" = 0 ] || echo "$mbps" >"$nb/mbps"
+	echo 1 >"$nb/power" || ktap_exit_fail_msg "cannot power on $nb"
+	bt_wait_bdev "/dev/$1" || ktap_exit_fail_msg "/dev/$1 did not appear"
+}
+
+# bt_make_linear DEV MAJMIN - make a dm-linear device over all of DEV
+# (MAJMIN), as LVM makes them; sets BT_LINEAR_DEV and BT_LINEAR_MAJMIN.
+# False if dmsetup or device-mapper is not there. bt_cleanup removes it,
+# or bt_remove_linear before.
+bt_make_linear() {
+	BT_LINEAR=$BT_NAME-linear
+	if ! command -v dmsetup >/dev/null ||
+	   ! dmsetup create --noudevsync "$BT_LINEAR" \
+		--table "0 $(blockdev --getsz "$1") linear $2 0" 2>/dev/null; then
+		BT_LINEAR=
+		return 1
+	fi
+	BT_LINEAR_DEV=/dev/$(dmsetup info -c --noheadings -o blkdevname "$BT_LINEAR")
+	BT_LINEAR_MAJMIN=$(dmsetup info -c --noheadings -o major,minor \
+			   --separator : "$BT_LINEAR")
+	bt_wait_bdev "$BT_LINEAR_DEV" ||
+		ktap_exit_fail_msg "$BT_LINEAR_DEV did not appear"
+}
+
+# bt_remove_linear - remove bt_make_linear's device, if there is one
+bt_remove_linear() {
+	[ -z "$BT_LINEAR" ] && return
+	dmsetup remove --noudevsync "$BT_LINEAR" ||
+		ktap_exit_fail_msg "cannot remove $BT_LINEAR"
+	BT_LINEAR=
 }
 
 # bt_ms_to_s MS - whole seconds, rounded as blktests rounds them
@@ -394,16 +434,20 @@ at_most() {
 }
 
 bt_cleanup() {
-	local cg
+	local cg nb
 	for cg in "$BT_CGROOT/$BT_NAME"-*; do
 		[ -d "$cg" ] || continue
 		bt_move_procs "$cg" "$BT_CGROOT" >/dev/null
 		rmdir "$cg" 2>/dev/null
 	done
-	if [ -n "$BT_NULLB" ] && [ -d "$BT_NULLB" ]; then
-		echo 0 >"$BT_NULLB/power" 2>/dev/null
-		rmdir "$BT_NULLB"
-	fi
+	[ -n "$BT_LINEAR" ] && dmsetup remove --noudevsync "$BT_LINEAR" 2>/dev/null
+	BT_LINEAR=
+	for nb in $BT_NULLBS; do
+		[ -d "$nb" ] || continue
+		echo 0 >"$nb/power" 2>/dev/null
+		rmdir "$nb"
+	done
+	BT_NULLBS=
 	[ -n "$BT_UNDO_MODULE" ] && modprobe -r null_blk 2>/dev/null
 	[ -n "$BT_UNDO_CFSMOUNT" ] && umount "$BT_UNDO_CFSMOUNT" 2>/dev/null
 	[ -n "$BT_UNDO_IO" ] &&

@@ -16,14 +16,6 @@ DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
 . "$DIR/blk_throttle_lib.sh"
 
-DM=
-
-stacked_cleanup() {
-	[ -n "$DM" ] && dmsetup remove --noudevsync "$DM" 2>/dev/null
-	bt_cleanup
-}
-trap stacked_cleanup EXIT
-
 # direct_reads NAME DEV MAJMIN RIOPS - back-to-back 4 KiB direct reads of
 # DEV in a group limited to RIOPS on the device MAJMIN; sets the
 # variables of bt_stats and PACED, the IOPS after the first burst
@@ -46,23 +38,15 @@ direct_reads() {
 ktap_print_header
 bt_require
 bt_require_nullb "stacked.sh makes a device-mapper device"
-if ! command -v dmsetup >/dev/null; then
-	ktap_skip_all "dmsetup is not installed"
-	exit "$KSFT_SKIP"
-fi
 BT_MEMORY_BACKED=1 bt_setup_dev
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
-DM=$BT_NAME-linear
-if ! dmsetup create --noudevsync "$DM" \
-	--table "0 $(blockdev --getsz "$NULLB_DEV") linear $NULLB_MAJMIN 0"; then
-	DM=
-	ktap_skip_all "cannot make a dm-linear device (CONFIG_BLK_DEV_DM)"
+if ! bt_make_linear "$NULLB_DEV" "$NULLB_MAJMIN"; then
+	ktap_skip_all "no dmsetup or device-mapper (CONFIG_BLK_DEV_DM)"
 	exit "$KSFT_SKIP"
 fi
-BT_DEV=/dev/$(dmsetup info -c --noheadings -o blkdevname "$DM")
-BT_MAJMIN=$(dmsetup info -c --noheadings -o major,minor --separator : "$DM")
-bt_wait_bdev "$BT_DEV" || ktap_exit_fail_msg "$BT_DEV did not appear"
+BT_DEV=$BT_LINEAR_DEV
+BT_MAJMIN=$BT_LINEAR_MAJMIN
 ktap_print_msg "dm-linear $BT_DEV ($BT_MAJMIN) over $NULLB_DEV ($NULLB_MAJMIN)"
 ktap_set_plan 3
 

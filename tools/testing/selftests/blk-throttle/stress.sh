@@ -44,17 +44,14 @@ D=$BT_MAJMIN
 
 # the device to power off: a second null_blk, made by hand
 CFS=/sys/kernel/config/nullb/$BT_NAME-off
-mkdir "$CFS" && echo 256 >"$CFS/size" && echo 1 >"$CFS/power" ||
-	ktap_exit_fail_msg "cannot make a second null_blk device"
+bt_make_nullb "$BT_NAME-off"
 OFF=/dev/$BT_NAME-off
-bt_wait_bdev "$OFF" || ktap_exit_fail_msg "$OFF did not appear"
 OFF_D=$(cat "/sys/block/$BT_NAME-off/dev")
 
 declare -A pid
 stress_cleanup() {
 	kill "${pid[@]}" 2>/dev/null
 	wait
-	[ -d "$CFS" ] && { echo 0 >"$CFS/power"; rmdir "$CFS"; }
 	for l in $LEAVES; do
 		rmdir "$TOP/$l" 2>/dev/null
 	done
