@@ -72,6 +72,12 @@ CONTROL = [
      "ext4 without memory.max: slowest fsync of 4 KiB beside a writer", 4),
     ("writeback.sh",
      "scale: slowest fsync or metadata operation beside 16 limited writers", 4),
+    # readahead within the reader's IO budget: the read that waits for a
+    # whole window, or for eight readers' windows
+    ("readahead.sh", "one reader at rbps=1MiB/s, slowest read", 2.5),
+    ("readahead.sh", "eight readers at rbps=1MiB/s, slowest read", 4),
+    ("readahead.sh", "one reader through mmap at rbps=1MiB/s, slowest read", 2.5),
+    ("readahead.sh", "eight readers on dm-linear, the limit on it, slowest read", 4),
 ]
 
 # a test's own KTAP lines, as the runner logs them: behind "# "

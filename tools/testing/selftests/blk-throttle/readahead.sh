@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Readahead within the reader's IO budget. A sequential buffered reader
+# asks for 4 KiB and waits for the whole readahead window it starts, and
+# a window its group's limit cannot issue at once waits at the limit:
+# 128 KiB at rbps=1MiB/s is 125 ms, and eight readers' windows queue
+# behind each other. Readahead cuts the window to what the limit lets
+# through soon, 32 KiB at the least, and keeps one window per reader
+# waiting, not two.
+#
+# On ext4 on the test device, caches dropped, 4 KiB buffered reads, each
+# run BT_RUNTIME seconds, the group's device reads counted in io.stat:
+# - one reader at rbps=1MiB/s: slowest read at most 125 ms (tight: 45
+#   ms; a 32 KiB window takes 31 ms); device reads of at least
+#   28 KiB on average (the cost: up to 4x a 128 KiB window's reads); the
+#   rate within 5% (tight: 1%) over the middle half of the run;
+# - eight readers in one group at rbps=1MiB/s: slowest read at most 800
+#   ms (tight: 400 ms; eight 32 KiB windows take 250 ms); device reads
+#   of at least 28 KiB; the rate;
+# - rbps=10MiB/s riops=200, one reader: the rate. A window cut below
+#   rbps/riops (52 KiB) would let the IO limit hold it under its rbps;
+# - riops=100 alone: device reads of at least 56 KiB on average, as with
+#   no limit: an IO waits as long at any size, so no window is cut;
+# - a group with no limit beside one at rbps=1MiB/s: device reads of at
+#   least 56 KiB on average: only a limited reader is cut;
+# - one reader through mmap(2) at rbps=1MiB/s: slowest read and device
+#   reads as above;
+# - eight readers on a dm-linear device over the test device, the limit
+#   on the dm device: slowest read and rate as on the bare device.
+
+DIR="$(dirname "$(readlink -f "$0")")"
+. "$DIR/../kselftest/ktap_helpers.sh"
+. "$DIR/blk_throttle_lib.sh"
+
+MNT=$BT_OUTDIR/$BT_NAME-mnt
+ra_cleanup() {
+	mountpoint -q "$MNT" && umount "$MNT"
+	[ -d "$MNT" ] && rmdir "$MNT"
+	bt_cleanup
+}
+trap ra_cleanup EXIT
+
+# mkfs_mount DEV - a new ext4 on DEV, mounted on MNT
+mkfs_mount() {
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 -F "$1" \
+		>/dev/null 2>&1 && mount "$1" "$MNT"
+}
+
+# readers NAME JOBS MIB LIMIT [ENGINE] - JOBS sequential 4 KiB readers,
+# each of its own file of MIB MiB, in a new group with io.max LIMIT on
+# BT_MAJMIN, for BT_RUNTIME seconds after the caches are dropped; ENGINE psync
+# (read(2), the default) or mmap. Sets MAX_MS (the slowest read), READS
+# and MEAN_KIB (the group's device reads and their mean size) and RATE
+# (B/s charged over the middle half of the run).
+readers() {
+	local name=$1 jobs=$2 mib=$3 limit=$4 engine=${5:-psync} cg out pid
+	local t1 r1 t2 r2 rios rbytes
+	local args=(--name="$name" --directory="$MNT" --rw=read --bs=4k
+		    --ioengine="$engine" --size="${mib}M" --numjobs="$jobs")
+
+	cg=$(bt_cgroup "$name")
+	out=$BT_OUTDIR/$BT_NAME-$name.json
+	fio --create_only=1 "${args[@]}" >/dev/null 2>&1 ||
+		ktap_exit_fail_msg "$name: fio cannot lay out its files"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	[ "$limit" = none ] || echo "$BT_MAJMIN $limit" >"$cg/io.max"
+	bt_fio "$cg" "$out" "${args[@]}" --time_based --runtime="$BT_RUNTIME" &
+	pid=$!
+	# fio's run time starts with its first read, which can come seconds
+	# after fio itself on a slow machine
+	for _ in $(seq $((BT_RUNTIME * 20))); do
+		bt_started "$cg" && break
+		bt_sleep 0.1
+	done
+	bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')"
+	read -r t1 r1 _ < <(bt_charged "$cg")
+	bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')"
+	read -r t2 r2 _ < <(bt_charged "$cg")
+	wait "$pid" || ktap_exit_fail_msg "$name: fio failed: $(cat "$out.err")"
+	eval "$(bt_stats "$out")"
+	rios=$(bt_iostat "$cg" rios)
+	rbytes=$(bt_iostat "$cg" rbytes)
+	MAX_MS=$(awk -v us="$max_us" 'BEGIN { printf "%.1f", us / 1000 }')
+	READS=${rios:-0}
+	MEAN_KIB=$(awk -v b="${rbytes:-0}" -v n="${rios:-0}" \
+		'BEGIN { printf "%.1f", n ? b / n / 1024 : 0 }')
+	RATE=$(awk -v a="$r1" -v b="$r2" -v s="$t1" -v e="$t2" \
+		'BEGIN { printf "%.0f", (b - a) / (e - s) }')
+	ktap_print_msg "$name: $jobs x $engine, io.max $limit: slowest read" \
+		"$MAX_MS ms, p99 ${p99_us} us; $READS device reads of $MEAN_KIB KiB;" \
+		"$RATE B/s over the middle half"
+	rm -rf "${MNT:?}/$name".*
+}
+
+ktap_print_header
+bt_require
+bt_require_nullb "readahead.sh makes filesystems"
+BT_MEMORY_BACKED=1 bt_setup_dev
+ktap_set_plan 13
+mkdir -p "$MNT"
+NULLB_DEV=$BT_DEV
+NULLB_MAJMIN=$BT_MAJMIN
+mkfs_mount "$BT_DEV" || ktap_exit_fail_msg "cannot make ext4"
+
+readers one 1 "$((BT_RUNTIME * 2))" rbps=1048576
+bt_at_most "one reader at rbps=1MiB/s, slowest read" "$MAX_MS" \
+	"$(bt_bound 45 125)" ms
+bt_between "one reader at rbps=1MiB/s, mean device read" "$MEAN_KIB" 28 1024 KiB
+bt_within "one reader at rbps=1MiB/s, rate" "$RATE" 1048576 "$(bt_bound 1 5)" B/s
+
+readers eight 8 "$BT_RUNTIME" rbps=1048576
+bt_at_most "eight readers at rbps=1MiB/s, slowest read" "$MAX_MS" \
+	"$(bt_bound 400 800)" ms
+bt_between "eight readers at rbps=1MiB/s, mean device read" "$MEAN_KIB" 28 1024 KiB
+bt_within "eight readers at rbps=1MiB/s, rate" "$RATE" 1048576 "$(bt_bound 1 5)" B/s
+
+readers both 1 "$((BT_RUNTIME * 15))" "rbps=10485760 riops=200"
+bt_within "one reader at rbps=10MiB/s riops=200, rate" "$RATE" 10485760 \
+	"$(bt_bound 1 5)" B/s
+
+readers iops 1 64 riops=100
+bt_between "one reader at riops=100, mean device read" "$MEAN_KIB" 56 1024 KiB
+
+# a group at rbps=1MiB/s reads beside the one with no limit
+cg=$(bt_cgroup sibling)
+echo "$BT_MAJMIN rbps=1048576" >"$cg/io.max"
+"${BT_IN_CGROUP[@]}" "$cg" fio --name=sibling --directory="$MNT" --rw=read \
+	--bs=4k --size=64M --time_based --runtime=$((BT_RUNTIME + 5)) \
+	>/dev/null 2>&1 &
+sibling=$!
+readers free 1 64 none
+kill "$sibling" 2>/dev/null
+wait "$sibling"
+bt_between "no limit, beside a group at rbps=1MiB/s, mean device read" \
+	"$MEAN_KIB" 56 1024 KiB
+
+readers mmap 1 "$((BT_RUNTIME * 2))" rbps=1048576 mmap
+bt_at_most "one reader through mmap at rbps=1MiB/s, slowest read" "$MAX_MS" \
+	"$(bt_bound 45 125)" ms
+bt_between "one reader through mmap at rbps=1MiB/s, mean device read" \
+	"$MEAN_KIB" 28 1024 KiB
+
+umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
+if bt_make_linear "$NULLB_DEV" "$NULLB_MAJMIN"; then
+	BT_MAJMIN=$BT_LINEAR_MAJMIN
+	mkfs_mount "$BT_LINEAR_DEV" || ktap_exit_fail_msg "cannot make ext4 on dm"
+	readers dm 8 "$BT_RUNTIME" rbps=1048576
+	bt_at_most "eight readers on dm-linear, the limit on it, slowest read" \
+		"$MAX_MS" "$(bt_bound 400 800)" ms
+	bt_within "eight readers on dm-linear, the limit on it, rate" "$RATE" \
+		1048576 "$(bt_bound 1 5)" B/s
+	umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
+	bt_remove_linear
+	BT_MAJMIN=$NULLB_MAJMIN
+else
+	ktap_test_skip "eight readers on dm-linear, slowest read (no dmsetup or CONFIG_BLK_DEV_DM)"
+	ktap_test_skip "eight readers on dm-linear, rate (no dmsetup or CONFIG_BLK_DEV_DM)"
+fi
+
+ktap_finished
