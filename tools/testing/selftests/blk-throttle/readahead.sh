@@ -22,8 +22,10 @@
 #   rbps/riops (52 KiB) would let the IO limit hold it under its rbps;
 # - riops=100 alone: device reads of at least 56 KiB on average, as with
 #   no limit: an IO waits as long at any size, so no window is cut;
-# - a group with no limit beside one at rbps=1MiB/s: device reads of at
-#   least 56 KiB on average: only a limited reader is cut;
+# - a group with no limit beside one at rbps=1MiB/s, and one reading a
+#   file after a group at rbps=1MiB/s read part of it: device reads of at
+#   least 56 KiB on average: only a limited reader is cut, and what it
+#   leaves behind changes no other reader's windows;
 # - one reader through mmap(2) at rbps=1MiB/s: slowest read and device
 #   reads as above;
 # - eight readers on a dm-linear device over the test device, the limit
@@ -98,7 +100,7 @@ ktap_print_header
 bt_require
 bt_require_nullb "readahead.sh makes filesystems"
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 13
+ktap_set_plan 14
 mkdir -p "$MNT"
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
@@ -135,6 +137,27 @@ kill "$sibling" 2>/dev/null
 wait "$sibling"
 bt_between "no limit, beside a group at rbps=1MiB/s, mean device read" \
 	"$MEAN_KIB" 56 1024 KiB
+
+# a reader with no limit reads a file that one at rbps=1MiB/s has read
+# the first quarter of
+lim=$(bt_cgroup after-limited)
+free=$(bt_cgroup after-free)
+echo "$BT_MAJMIN rbps=1048576" >"$lim/io.max"
+head -c 16M /dev/zero >"$MNT/after"
+sync
+echo 3 >/proc/sys/vm/drop_caches
+"${BT_IN_CGROUP[@]}" "$lim" dd if="$MNT/after" of=/dev/null bs=4k count=1024 \
+	status=none || ktap_exit_fail_msg "dd failed"
+"${BT_IN_CGROUP[@]}" "$free" dd if="$MNT/after" of=/dev/null bs=4k \
+	status=none || ktap_exit_fail_msg "dd failed"
+rios=$(bt_iostat "$free" rios)
+mean=$(awk -v b="$(bt_iostat "$free" rbytes)" -v n="${rios:-0}" \
+	'BEGIN { printf "%.1f", n ? b / n / 1024 : 0 }')
+ktap_print_msg "after: ${rios:-0} device reads of $mean KiB with no limit," \
+	"$(bt_iostat "$lim" rios) at rbps=1MiB/s before"
+bt_between "no limit, after a reader at rbps=1MiB/s of the same file, mean device read" \
+	"$mean" 56 1024 KiB
+rm -f "$MNT/after"
 
 readers mmap 1 "$((BT_RUNTIME * 2))" rbps=1048576 mmap
 bt_at_most "one reader through mmap at rbps=1MiB/s, slowest read" "$MAX_MS" \
