@@ -71,7 +71,7 @@ CONTROL = [
     ("writeback.sh",
      "ext4 without memory.max: slowest fsync of 4 KiB beside a writer", 4),
     ("writeback.sh",
-     "scale: slowest fsync or metadata operation beside 16 limited writers", 4),
+     "scale: slowest fsync or metadata operation beside 16 limited writers", 3),
     # readahead within the reader's IO budget: the read that waits for a
     # whole window, or for eight readers' windows
     ("readahead.sh", "one reader at rbps=1MiB/s, slowest read", 2.5),
