@@ -273,6 +273,26 @@ bt_started() {
 	[ "$rb" != 0 ] || [ "$wb" != 0 ]
 }
 
+# bt_wait_started CGROUP SECONDS - wait until CGROUP has been charged on
+# the test device, at most SECONDS: a program's first IO can come seconds
+# after its start on a slow machine. False if none came.
+bt_wait_started() {
+	local i
+
+	for ((i = 0; i < $2 * 10; i++)); do
+		bt_started "$1" && return 0
+		bt_sleep 0.1
+	done
+	bt_started "$1"
+}
+
+# bt_mean_read_kib CGROUP - the mean size of CGROUP's device reads on the
+# test device, in KiB to a tenth (0.0 if it has none)
+bt_mean_read_kib() {
+	awk -v b="$(bt_iostat "$1" rbytes)" -v n="$(bt_iostat "$1" rios)" \
+		'BEGIN { printf "%.1f", n ? b / n / 1024 : 0 }'
+}
+
 # bt_ms_since T0 - milliseconds since $EPOCHREALTIME was T0
 bt_ms_since() {
 	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'

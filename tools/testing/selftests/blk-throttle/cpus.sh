@@ -79,9 +79,7 @@ limited bps rbps=16777216 rbps=16MiB/s 16384 4 KiB/s
 
 # 5: riops=10000000 lowered to 1000 after two seconds of reads
 readers lowered 8 "riops=10000000"
-while ! bt_started "$CG"; do
-	bt_sleep 0.01
-done
+bt_wait_started "$CG" 120 || ktap_exit_fail_msg "no read in 120 s"
 bt_sleep 2
 echo "$BT_MAJMIN riops=1000" >"$CG/io.max"
 read -r t0 rb0 _ < <(bt_charged "$CG")

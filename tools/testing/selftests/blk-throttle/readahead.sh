@@ -57,7 +57,7 @@ mkfs_mount() {
 # (B/s charged over the middle half of the run).
 readers() {
 	local name=$1 jobs=$2 mib=$3 limit=$4 engine=${5:-psync} cg out pid
-	local t1 r1 t2 r2 rios rbytes
+	local t1 r1 t2 r2
 	local args=(--name="$name" --directory="$MNT" --rw=read --bs=4k
 		    --ioengine="$engine" --size="${mib}M" --numjobs="$jobs")
 
@@ -72,22 +72,18 @@ readers() {
 	pid=$!
 	# fio's run time starts with its first read, which can come seconds
 	# after fio itself on a slow machine
-	for _ in $(seq $((BT_RUNTIME * 20))); do
-		bt_started "$cg" && break
-		bt_sleep 0.1
-	done
+	bt_wait_started "$cg" $((BT_RUNTIME * 2)) ||
+		ktap_exit_fail_msg "$name: no read in $((BT_RUNTIME * 2)) s"
 	bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')"
 	read -r t1 r1 _ < <(bt_charged "$cg")
 	bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')"
 	read -r t2 r2 _ < <(bt_charged "$cg")
 	wait "$pid" || ktap_exit_fail_msg "$name: fio failed: $(cat "$out.err")"
 	eval "$(bt_stats "$out")"
-	rios=$(bt_iostat "$cg" rios)
-	rbytes=$(bt_iostat "$cg" rbytes)
 	MAX_MS=$(awk -v us="$max_us" 'BEGIN { printf "%.1f", us / 1000 }')
-	READS=${rios:-0}
-	MEAN_KIB=$(awk -v b="${rbytes:-0}" -v n="${rios:-0}" \
-		'BEGIN { printf "%.1f", n ? b / n / 1024 : 0 }')
+	READS=$(bt_iostat "$cg" rios)
+	READS=${READS:-0}
+	MEAN_KIB=$(bt_mean_read_kib "$cg")
 	RATE=$(awk -v a="$r1" -v b="$r2" -v s="$t1" -v e="$t2" \
 		'BEGIN { printf "%.0f", (b - a) / (e - s) }')
 	ktap_print_msg "$name: $jobs x $engine, io.max $limit: slowest read" \
@@ -151,8 +147,7 @@ echo 3 >/proc/sys/vm/drop_caches
 "${BT_IN_CGROUP[@]}" "$free" dd if="$MNT/after" of=/dev/null bs=4k \
 	status=none || ktap_exit_fail_msg "dd failed"
 rios=$(bt_iostat "$free" rios)
-mean=$(awk -v b="$(bt_iostat "$free" rbytes)" -v n="${rios:-0}" \
-	'BEGIN { printf "%.1f", n ? b / n / 1024 : 0 }')
+mean=$(bt_mean_read_kib "$free")
 ktap_print_msg "after: ${rios:-0} device reads of $mean KiB with no limit," \
 	"$(bt_iostat "$lim" rios) at rbps=1MiB/s before"
 bt_between "no limit, after a reader at rbps=1MiB/s of the same file, mean device read" \

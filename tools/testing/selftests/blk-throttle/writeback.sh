@@ -128,11 +128,7 @@ beside() {
 		--fallocate=none --time_based --runtime=3600 \
 		--output="$out" >/dev/null 2>&1 &
 	fiopid=$!
-	for _ in $(seq $((BT_RUNTIME * 20))); do
-		bt_started "$w" && break
-		bt_sleep 0.1
-	done
-	bt_started "$w" ||
+	bt_wait_started "$w" $((BT_RUNTIME * 2)) ||
 		ktap_exit_fail_msg "$label: no writeback of the writer in $((BT_RUNTIME * 2)) s"
 	"${BT_IN_CGROUP[@]}" "$o" python3 "$DIR/fsync_loop.py" "$MNT/o" \
 		"$BT_RUNTIME" >"$BT_OUTDIR/$BT_NAME-loop" &
@@ -215,10 +211,8 @@ scale() {
 			--output=/dev/null >/dev/null 2>&1 &
 		PIDS="$PIDS $!"
 	done
-	for _ in $(seq $((BT_RUNTIME * 20))); do
-		bt_started "$w" && break
-		bt_sleep 0.1
-	done
+	bt_wait_started "$w" $((BT_RUNTIME * 2)) ||
+		ktap_exit_fail_msg "scale: no writeback of the writers in $((BT_RUNTIME * 2)) s"
 	bt_sleep "$quarter"
 	"${BT_IN_CGROUP[@]}" "$o" python3 "$DIR/fsync_loop.py" "$MNT/o" \
 		"$half" >"$BT_OUTDIR/$BT_NAME-loop" &
