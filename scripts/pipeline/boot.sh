@@ -121,7 +121,8 @@ while :; do
 		gawk -v glog="$OUTDIR/guest.log" -v times="$OUTDIR/guest-host-times.log" \
 			-v t0="$start" '{ print; print >glog
 				printf "%d %s\n", systime() - t0, $0 >times; fflush() }'
-	rc=${PIPESTATUS[0]}
+	pipe=("${PIPESTATUS[@]}")
+	rc=${pipe[0]}
 	kill "$watchdog" 2>/dev/null
 	wait "$watchdog" 2>/dev/null
 	secs=$(( $(date +%s) - start ))
@@ -155,6 +156,8 @@ while :; do
 	124|137) die "guest still running at three times its ${BOOT_TIMEOUT}s (console: $OUTDIR/console.log)" ;;
 	255) die "guest died before the command finished (panic or QEMU failure; console: $OUTDIR/console.log)" ;;
 	esac
+	[ "${pipe[1]}" = 0 ] ||
+		die "the guest's output was lost on the host (writing $OUTDIR/guest.log failed: is the disk full?)"
 	grep -qF "$MARKER" "$OUTDIR/console.log" ||
 		die "guest never came up (exit $rc; console: $OUTDIR/console.log)"
 	exit "$rc"

@@ -37,6 +37,9 @@
 # A SKIP or an XFAIL among the kselftests' results fails the run: in the
 # guests the harness boots every test can run, and no bound may be
 # excused. ALLOW_SKIP=1 lets them through, for a machine of your own.
+# A test the runner ran whose lines, totals and all, never reached the
+# host's copy of the guest's output fails it too: its checks went
+# unjudged.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -167,6 +170,13 @@ for log in "$OUT"/kselftest/*.sh; do
 done
 echo "  runner summary:"
 kunit_parse "$OUT/kselftest.ktap" || fail=1
+# every test the runner ran has its own log: its lines reached the host
+for t in $(sed -nE 's/^(not )?ok [0-9]+ selftests: blk-throttle: (\S+).*/\2/p' \
+	"$OUT/kselftest.ktap" 2>/dev/null); do
+	grep -q 'Totals:' "$OUT/kselftest/$t" 2>/dev/null && continue
+	echo "  $t: the runner ran it, but no totals of it reached the host (it died, or $OUT/guest.log lost its lines)"
+	fail=1
+done
 if [ -n "$excused" ]; then
 	echo "  SKIP and XFAIL (kunit.py says PASSED or SKIPPED):"
 	printf '%s\n' "$excused" | sed 's/^/    /'

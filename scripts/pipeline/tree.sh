@@ -62,7 +62,7 @@ overlay_files() {
 # The stamp says what "patched" was built from; skip the work if unchanged.
 stamp=$( (echo "$VERSION ${SERIES:-}"; cat "$TOP/patches/series" 2>/dev/null
 	  for f in "$TOP"/patches/*.patch "$TOP"/patches/*/*.patch "$TOP"/patches/*/*/*.patch $(overlay_files | sed "s|^|$TOP/|"); do
-		[ -f "$f" ] && sha256sum "$f"
+		[ -f "$f" ] && sha256sum "$f" && stat -c %a "$f"
 	  done) | sha256sum | cut -d' ' -f1)
 
 if [ "$(cat "$LINUX/.git/patched-stamp" 2>/dev/null)" != "$stamp" ] ||
