@@ -79,6 +79,7 @@ CONTROL = [
     ("readahead.sh", "one reader at rbps=1MiB/s, slowest read", 2.5),
     ("readahead.sh", "eight readers at rbps=1MiB/s, slowest read", 4),
     ("readahead.sh", "one reader through mmap at rbps=1MiB/s, slowest read", 2.5),
+    ("readahead.sh", "one open file, the group at rbps=1MiB/s, slowest read", 2.5),
     ("readahead.sh", "eight readers on dm-linear, the limit on it, slowest read", 4),
 ]
 

@@ -26,6 +26,11 @@
 #   file after a group at rbps=1MiB/s read part of it: device reads of at
 #   least 56 KiB on average: only a limited reader is cut, and what it
 #   leaves behind changes no other reader's windows;
+# - two groups, at rbps=1MiB/s and at rbps=4MiB/s, reading two parts of
+#   one file through one open file (struct file, and so one readahead
+#   state, shared across fork(2)): each group's rate within 5% (tight:
+#   1%) of its own limit, the slower one's slowest read as one reader's
+#   above: each reader's windows are fitted to its own group's budget;
 # - one reader through mmap(2) at rbps=1MiB/s: slowest read and device
 #   reads as above;
 # - eight readers on a dm-linear device over the test device, the limit
@@ -96,7 +101,7 @@ ktap_print_header
 bt_require
 bt_require_nullb "readahead.sh makes filesystems"
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 14
+ktap_set_plan 17
 mkdir -p "$MNT"
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
@@ -153,6 +158,68 @@ ktap_print_msg "after: ${rios:-0} device reads of $mean KiB with no limit," \
 bt_between "no limit, after a reader at rbps=1MiB/s of the same file, mean device read" \
 	"$mean" 56 1024 KiB
 rm -f "$MNT/after"
+
+# two groups read through one open file, each from its own offset
+slow=$(bt_cgroup shared-1m)
+fast=$(bt_cgroup shared-4m)
+echo "$BT_MAJMIN rbps=1048576" >"$slow/io.max"
+echo "$BT_MAJMIN rbps=4194304" >"$fast/io.max"
+head -c $(( (BT_RUNTIME * 8 + 32) << 20 )) /dev/zero >"$MNT/shared"
+sync
+echo 3 >/proc/sys/vm/drop_caches
+python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 "$fast" $((32 << 20)) \
+	>"$BT_OUTDIR/$BT_NAME-shared" <<-'PY' &
+	import os, sys, time
+	fd = os.open(sys.argv[1], os.O_RDONLY)
+	for cg, off in ((sys.argv[3], sys.argv[4]), (sys.argv[5], sys.argv[6])):
+	    if os.fork() == 0:
+	        with open(cg + "/cgroup.procs", "w") as f:
+	            f.write(str(os.getpid()))
+	        off, worst = int(off), 0
+	        end = time.monotonic() + float(sys.argv[2])
+	        while time.monotonic() < end:
+	            t = time.monotonic()
+	            if len(os.pread(fd, 4096, off)) < 4096:
+	                sys.exit("end of the file at %d" % off)
+	            worst = max(worst, time.monotonic() - t)
+	            off += 4096
+	        print(os.path.basename(cg), "%.1f" % (worst * 1000))
+	        sys.exit(0)
+	while True:
+	    try:
+	        pid, st = os.wait()
+	    except ChildProcessError:
+	        break
+	    if st:
+	        sys.exit(1)
+	PY
+pid=$!
+bt_wait_started "$slow" $((BT_RUNTIME * 2)) ||
+	ktap_exit_fail_msg "shared: no read in $((BT_RUNTIME * 2)) s"
+bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')"
+read -r t1 r1 _ < <(bt_charged "$slow")
+read -r _ f1 _ < <(bt_charged "$fast")
+bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')"
+read -r t2 r2 _ < <(bt_charged "$slow")
+read -r _ f2 _ < <(bt_charged "$fast")
+wait "$pid" || ktap_exit_fail_msg "shared: a reader failed"
+rate_slow=$(awk -v a="$r1" -v b="$r2" -v s="$t1" -v e="$t2" \
+	'BEGIN { printf "%.0f", (b - a) / (e - s) }')
+rate_fast=$(awk -v a="$f1" -v b="$f2" -v s="$t1" -v e="$t2" \
+	'BEGIN { printf "%.0f", (b - a) / (e - s) }')
+max_slow=$(awk '$1 ~ /-shared-1m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
+max_fast=$(awk '$1 ~ /-shared-4m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
+ktap_print_msg "shared: rbps=1MiB/s $rate_slow B/s, slowest read $max_slow ms," \
+	"$(bt_iostat "$slow" rios) device reads of $(bt_mean_read_kib "$slow") KiB;" \
+	"rbps=4MiB/s $rate_fast B/s, slowest read $max_fast ms," \
+	"$(bt_iostat "$fast" rios) device reads of $(bt_mean_read_kib "$fast") KiB"
+bt_within "one open file, the group at rbps=1MiB/s, rate" "$rate_slow" \
+	1048576 "$(bt_bound 1 5)" B/s
+bt_within "one open file, the group at rbps=4MiB/s, rate" "$rate_fast" \
+	4194304 "$(bt_bound 1 5)" B/s
+bt_at_most "one open file, the group at rbps=1MiB/s, slowest read" \
+	"${max_slow:-99999}" "$(bt_bound 45 125)" ms
+rm -f "$MNT/shared" "$BT_OUTDIR/$BT_NAME-shared"
 
 readers mmap 1 "$((BT_RUNTIME * 2))" rbps=1048576 mmap
 bt_at_most "one reader through mmap at rbps=1MiB/s, slowest read" "$MAX_MS" \
