@@ -159,20 +159,26 @@ bt_between "no limit, after a reader at rbps=1MiB/s of the same file, mean devic
 	"$mean" 56 1024 KiB
 rm -f "$MNT/after"
 
-# two groups read through one open file, each from its own offset
+# two groups read through one open file, each from its own offset: the
+# slower one from 0, the faster one from twice as far as the slower can
+# read in BT_RUNTIME seconds (what one has read, the other would find
+# cached, uncharged)
 slow=$(bt_cgroup shared-1m)
 fast=$(bt_cgroup shared-4m)
 echo "$BT_MAJMIN rbps=1048576" >"$slow/io.max"
 echo "$BT_MAJMIN rbps=4194304" >"$fast/io.max"
-head -c $(( (BT_RUNTIME * 8 + 32) << 20 )) /dev/zero >"$MNT/shared"
+off=$(( (BT_RUNTIME * 2 + 8) << 20 ))
+head -c $(( off + ((BT_RUNTIME * 8 + 8) << 20) )) /dev/zero >"$MNT/shared"
 sync
 echo 3 >/proc/sys/vm/drop_caches
-python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 "$fast" $((32 << 20)) \
+python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 "$fast" "$off" \
 	>"$BT_OUTDIR/$BT_NAME-shared" <<-'PY' &
-	import os, sys, time
+	import os, signal, sys, time
 	fd = os.open(sys.argv[1], os.O_RDONLY)
+	kids = []
 	for cg, off in ((sys.argv[3], sys.argv[4]), (sys.argv[5], sys.argv[6])):
-	    if os.fork() == 0:
+	    kids.append(os.fork())
+	    if kids[-1] == 0:
 	        with open(cg + "/cgroup.procs", "w") as f:
 	            f.write(str(os.getpid()))
 	        off, worst = int(off), 0
@@ -185,12 +191,12 @@ python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 "$fast" $((32 << 20)) \
 	            off += 4096
 	        print(os.path.basename(cg), "%.1f" % (worst * 1000))
 	        sys.exit(0)
-	while True:
-	    try:
-	        pid, st = os.wait()
-	    except ChildProcessError:
-	        break
+	while kids:
+	    pid, st = os.wait()
+	    kids.remove(pid)
 	    if st:
+	        for pid in kids:
+	            os.kill(pid, signal.SIGKILL)
 	        sys.exit(1)
 	PY
 pid=$!
@@ -198,14 +204,14 @@ bt_wait_started "$slow" $((BT_RUNTIME * 2)) ||
 	ktap_exit_fail_msg "shared: no read in $((BT_RUNTIME * 2)) s"
 bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')"
 read -r t1 r1 _ < <(bt_charged "$slow")
-read -r _ f1 _ < <(bt_charged "$fast")
+read -r u1 f1 _ < <(bt_charged "$fast")
 bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')"
 read -r t2 r2 _ < <(bt_charged "$slow")
-read -r _ f2 _ < <(bt_charged "$fast")
+read -r u2 f2 _ < <(bt_charged "$fast")
 wait "$pid" || ktap_exit_fail_msg "shared: a reader failed"
 rate_slow=$(awk -v a="$r1" -v b="$r2" -v s="$t1" -v e="$t2" \
 	'BEGIN { printf "%.0f", (b - a) / (e - s) }')
-rate_fast=$(awk -v a="$f1" -v b="$f2" -v s="$t1" -v e="$t2" \
+rate_fast=$(awk -v a="$f1" -v b="$f2" -v s="$u1" -v e="$u2" \
 	'BEGIN { printf "%.0f", (b - a) / (e - s) }')
 max_slow=$(awk '$1 ~ /-shared-1m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
 max_fast=$(awk '$1 ~ /-shared-4m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
