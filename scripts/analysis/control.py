@@ -70,7 +70,7 @@ CONTROL = [
     # and the fsyncs that run into that queue
     ("writeback.sh",
      "ext4 without memory.max: slowest fsync of 4 KiB beside a writer", 4),
-    # (vanilla's beside sixteen writers: 2.9 to 6.2 s over the runs, the
+    # (vanilla's beside sixteen writers: 2.9 to 7.0 s over the runs, the
     # series' 198 to 539 ms, at most 1 s asked)
     ("writeback.sh",
      "scale: slowest fsync or metadata operation beside 16 limited writers", 2),

@@ -51,7 +51,7 @@
 #   first device at most 1 s (wide: 2 s): what one writer's flusher may
 #   have queued, about a quarter of a second of its limit, and a bio that
 #   can take as long again, each writer's in turn (198 to 539 ms
-#   measured; vanilla 7.3: 2.9 to 6.2 s).
+#   measured; vanilla 7.3: 2.9 to 7.0 s).
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
