@@ -26,11 +26,13 @@
 #   file after a group at rbps=1MiB/s read part of it: device reads of at
 #   least 56 KiB on average: only a limited reader is cut, and what it
 #   leaves behind changes no other reader's windows;
-# - two groups, at rbps=1MiB/s and at rbps=4MiB/s, reading two parts of
-#   one file through one open file (struct file, and so one readahead
-#   state, shared across fork(2)): each group's rate within 5% (tight:
-#   1%) of its own limit, the slower one's slowest read as one reader's
-#   above: each reader's windows are fitted to its own group's budget;
+# - three groups, at rbps=1MiB/s, at rbps=4MiB/s and with no limit,
+#   reading three parts of one file through one open file (struct file,
+#   and so one readahead state, shared across fork(2)): each limited
+#   group's rate within 5% (tight: 1%) of its own limit, the slower one's
+#   slowest read as one reader's above, and the unlimited group's device
+#   reads of at least 56 KiB: each reader's windows are fitted to its
+#   own group's budget, and none is cut for another's;
 # - one reader through mmap(2) at rbps=1MiB/s: slowest read and device
 #   reads as above;
 # - eight readers on a dm-linear device over the test device, the limit
@@ -54,6 +56,21 @@ mkfs_mount() {
 		>/dev/null 2>&1 && mount "$1" "$MNT"
 }
 
+# rates CGROUP... - once reads have started, the B/s each CGROUP is
+# charged over the middle half of BT_RUNTIME, a line each
+rates() {
+	local cg t r i a=() b=()
+
+	bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')"
+	for cg; do read -r t r _ < <(bt_charged "$cg"); a+=("$t $r"); done
+	bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')"
+	for cg; do read -r t r _ < <(bt_charged "$cg"); b+=("$t $r"); done
+	for i in "${!a[@]}"; do
+		awk -v a="${a[i]}" -v b="${b[i]}" 'BEGIN { split(a, x); split(b, y)
+			printf "%.0f\n", (y[2] - x[2]) / (y[1] - x[1]) }'
+	done
+}
+
 # readers NAME JOBS MIB LIMIT [ENGINE] - JOBS sequential 4 KiB readers,
 # each of its own file of MIB MiB, in a new group with io.max LIMIT on
 # BT_MAJMIN, for BT_RUNTIME seconds after the caches are dropped; ENGINE psync
@@ -62,7 +79,6 @@ mkfs_mount() {
 # (B/s charged over the middle half of the run).
 readers() {
 	local name=$1 jobs=$2 mib=$3 limit=$4 engine=${5:-psync} cg out pid
-	local t1 r1 t2 r2
 	local args=(--name="$name" --directory="$MNT" --rw=read --bs=4k
 		    --ioengine="$engine" --size="${mib}M" --numjobs="$jobs")
 
@@ -79,18 +95,13 @@ readers() {
 	# after fio itself on a slow machine
 	bt_wait_started "$cg" $((BT_RUNTIME * 2)) ||
 		ktap_exit_fail_msg "$name: no read in $((BT_RUNTIME * 2)) s"
-	bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')"
-	read -r t1 r1 _ < <(bt_charged "$cg")
-	bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')"
-	read -r t2 r2 _ < <(bt_charged "$cg")
+	RATE=$(rates "$cg")
 	wait "$pid" || ktap_exit_fail_msg "$name: fio failed: $(cat "$out.err")"
 	eval "$(bt_stats "$out")"
 	MAX_MS=$(awk -v us="$max_us" 'BEGIN { printf "%.1f", us / 1000 }')
 	READS=$(bt_iostat "$cg" rios)
 	READS=${READS:-0}
 	MEAN_KIB=$(bt_mean_read_kib "$cg")
-	RATE=$(awk -v a="$r1" -v b="$r2" -v s="$t1" -v e="$t2" \
-		'BEGIN { printf "%.0f", (b - a) / (e - s) }')
 	ktap_print_msg "$name: $jobs x $engine, io.max $limit: slowest read" \
 		"$MAX_MS ms, p99 ${p99_us} us; $READS device reads of $MEAN_KIB KiB;" \
 		"$RATE B/s over the middle half"
@@ -101,7 +112,7 @@ ktap_print_header
 bt_require
 bt_require_nullb "readahead.sh makes filesystems"
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 17
+ktap_set_plan 18
 mkdir -p "$MNT"
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
@@ -159,29 +170,32 @@ bt_between "no limit, after a reader at rbps=1MiB/s of the same file, mean devic
 	"$mean" 56 1024 KiB
 rm -f "$MNT/after"
 
-# two groups read through one open file, each from its own offset: the
-# slower one from 0, the faster one from twice as far as the slower can
-# read in BT_RUNTIME seconds (what one has read, the other would find
-# cached, uncharged)
+# three groups read through one open file, each from its own offset,
+# far enough apart that none finds another's pages cached (uncharged):
+# one at rbps=1MiB/s, one at 4MiB/s, and one with no limit that pauses
+# a millisecond after each read, to read all along beside the others
 slow=$(bt_cgroup shared-1m)
 fast=$(bt_cgroup shared-4m)
+free=$(bt_cgroup shared-free)
 echo "$BT_MAJMIN rbps=1048576" >"$slow/io.max"
 echo "$BT_MAJMIN rbps=4194304" >"$fast/io.max"
-off=$(( (BT_RUNTIME * 2 + 8) << 20 ))
-head -c $(( off + ((BT_RUNTIME * 8 + 8) << 20) )) /dev/zero >"$MNT/shared"
+off_fast=$(( (BT_RUNTIME * 2 + 8) << 20 ))
+off_free=$(( off_fast + ((BT_RUNTIME * 8 + 8) << 20) ))
+head -c $(( off_free + ((BT_RUNTIME * 4 + 8) << 20) )) /dev/zero >"$MNT/shared"
 sync
 echo 3 >/proc/sys/vm/drop_caches
-python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 "$fast" "$off" \
-	>"$BT_OUTDIR/$BT_NAME-shared" <<-'PY' &
+python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 0 "$fast" "$off_fast" 0 \
+	"$free" "$off_free" 0.001 >"$BT_OUTDIR/$BT_NAME-shared" <<-'PY' &
 	import os, signal, sys, time
 	fd = os.open(sys.argv[1], os.O_RDONLY)
 	kids = []
-	for cg, off in ((sys.argv[3], sys.argv[4]), (sys.argv[5], sys.argv[6])):
+	for i in range(3, len(sys.argv), 3):
+	    cg, off, pause = sys.argv[i:i + 3]
 	    kids.append(os.fork())
 	    if kids[-1] == 0:
 	        with open(cg + "/cgroup.procs", "w") as f:
 	            f.write(str(os.getpid()))
-	        off, worst = int(off), 0
+	        off, pause, worst = int(off), float(pause), 0
 	        end = time.monotonic() + float(sys.argv[2])
 	        while time.monotonic() < end:
 	            t = time.monotonic()
@@ -189,6 +203,8 @@ python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 "$fast" "$off" \
 	                sys.exit("end of the file at %d" % off)
 	            worst = max(worst, time.monotonic() - t)
 	            off += 4096
+	            if pause:
+	                time.sleep(pause)
 	        print(os.path.basename(cg), "%.1f" % (worst * 1000))
 	        sys.exit(0)
 	while kids:
@@ -202,29 +218,24 @@ python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 "$fast" "$off" \
 pid=$!
 bt_wait_started "$slow" $((BT_RUNTIME * 2)) ||
 	ktap_exit_fail_msg "shared: no read in $((BT_RUNTIME * 2)) s"
-bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')"
-read -r t1 r1 _ < <(bt_charged "$slow")
-read -r u1 f1 _ < <(bt_charged "$fast")
-bt_sleep "$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')"
-read -r t2 r2 _ < <(bt_charged "$slow")
-read -r u2 f2 _ < <(bt_charged "$fast")
+{ read -r rate_slow; read -r rate_fast; } < <(rates "$slow" "$fast")
 wait "$pid" || ktap_exit_fail_msg "shared: a reader failed"
-rate_slow=$(awk -v a="$r1" -v b="$r2" -v s="$t1" -v e="$t2" \
-	'BEGIN { printf "%.0f", (b - a) / (e - s) }')
-rate_fast=$(awk -v a="$f1" -v b="$f2" -v s="$u1" -v e="$u2" \
-	'BEGIN { printf "%.0f", (b - a) / (e - s) }')
 max_slow=$(awk '$1 ~ /-shared-1m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
 max_fast=$(awk '$1 ~ /-shared-4m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
+mean=$(bt_mean_read_kib "$free")
 ktap_print_msg "shared: rbps=1MiB/s $rate_slow B/s, slowest read $max_slow ms," \
 	"$(bt_iostat "$slow" rios) device reads of $(bt_mean_read_kib "$slow") KiB;" \
 	"rbps=4MiB/s $rate_fast B/s, slowest read $max_fast ms," \
-	"$(bt_iostat "$fast" rios) device reads of $(bt_mean_read_kib "$fast") KiB"
+	"$(bt_iostat "$fast" rios) device reads of $(bt_mean_read_kib "$fast") KiB;" \
+	"no limit: $(bt_iostat "$free" rios) device reads of $mean KiB"
 bt_within "one open file, the group at rbps=1MiB/s, rate" "$rate_slow" \
 	1048576 "$(bt_bound 1 5)" B/s
 bt_within "one open file, the group at rbps=4MiB/s, rate" "$rate_fast" \
 	4194304 "$(bt_bound 1 5)" B/s
 bt_at_most "one open file, the group at rbps=1MiB/s, slowest read" \
 	"${max_slow:-99999}" "$(bt_bound 45 125)" ms
+bt_between "one open file, the group with no limit, mean device read" \
+	"$mean" 56 1024 KiB
 rm -f "$MNT/shared" "$BT_OUTDIR/$BT_NAME-shared"
 
 readers mmap 1 "$((BT_RUNTIME * 2))" rbps=1048576 mmap

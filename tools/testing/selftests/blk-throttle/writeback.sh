@@ -138,11 +138,10 @@ beside() {
 	looppid=$!
 	bt_sleep "$quarter"
 	read -r t _ b < <(bt_charged "$w")
-	ts=("$t") bs=("$b") secs= queued=0
+	ts=("$t") bs=("$b") queued=0
 	for _ in $(seq "${half%.*}"); do
 		bt_sleep 1
 		read -r t _ b < <(bt_charged "$w")
-		secs="$secs $(( (b - bs[-1]) / 1024 ))"
 		ts+=("$t") bs+=("$b")
 		q=$(awk '$1 == "file_writeback" { print $2 }' "$w/memory.stat")
 		[ "${q:-0}" -le "$queued" ] || queued=$q
@@ -155,23 +154,25 @@ beside() {
 	read -r n_fsync fsync_ms n_meta meta_ms <"$BT_OUTDIR/$BT_NAME-loop"
 	rm -f "$BT_OUTDIR/$BT_NAME-loop"
 	# the rate of the 5 s window farthest from the limit (the whole
-	# span if it is shorter)
-	rate=$(awk -v t="${ts[*]}" -v b="${bs[*]}" -v lim=1048576 'BEGIN {
+	# span if it is shorter), and the KiB charged in each second
+	read -r rate secs < <(awk -v t="${ts[*]}" -v b="${bs[*]}" -v lim=1048576 'BEGIN {
 		n = split(t, ts); split(b, bs); k = n > 5 ? 5 : n - 1
-		if (k < 1) { print 0; exit }
+		for (i = 2; i <= n; i++)
+			secs = secs " " int((bs[i] - bs[i - 1]) / 1024)
+		if (k < 1) { print 0, secs; exit }
 		for (i = k + 1; i <= n; i++) {
 			r = (bs[i] - bs[i - k]) / (ts[i] - ts[i - k])
 			d = r > lim ? r - lim : lim - r
 			if (i == k + 1 || d > worst) { worst = d; rate = r }
 		}
-		printf "%.0f", rate }')
+		printf "%.0f%s\n", rate, secs }')
 	# the writer's dirty pages go at once when it is let go
 	echo "$BT_MAJMIN wbps=max" >"$w/io.max"
 	umount "$MNT" || ktap_exit_fail_msg "cannot unmount $label"
 
 	ktap_print_msg "$label: $n_fsync fsyncs, slowest ${fsync_ms} ms; $n_meta" \
 		"metadata operations, slowest ${meta_ms} ms; writer charged" \
-		"$rate B/s in its farthest 5 s (KiB a second:$secs), at" \
+		"$rate B/s in its farthest 5 s (KiB a second: $secs), at" \
 		"most $((queued / 1024)) KiB under writeback; its" \
 		"memory.events:$events"
 	bt_at_most "$label: the writer's pages under writeback, at most" \
