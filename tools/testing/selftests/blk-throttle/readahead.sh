@@ -181,7 +181,8 @@ echo "$BT_MAJMIN rbps=1048576" >"$slow/io.max"
 echo "$BT_MAJMIN rbps=4194304" >"$fast/io.max"
 off_fast=$(( (BT_RUNTIME * 2 + 8) << 20 ))
 off_free=$(( off_fast + ((BT_RUNTIME * 8 + 8) << 20) ))
-head -c $(( off_free + ((BT_RUNTIME * 4 + 8) << 20) )) /dev/zero >"$MNT/shared"
+head -c $(( off_free + ((BT_RUNTIME * 4 + 8) << 20) )) /dev/zero >"$MNT/shared" ||
+	ktap_exit_fail_msg "shared: cannot write the file"
 sync
 echo 3 >/proc/sys/vm/drop_caches
 python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 0 "$fast" "$off_fast" 0 \
@@ -223,11 +224,12 @@ wait "$pid" || ktap_exit_fail_msg "shared: a reader failed"
 max_slow=$(awk '$1 ~ /-shared-1m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
 max_fast=$(awk '$1 ~ /-shared-4m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
 mean=$(bt_mean_read_kib "$free")
+rios=$(bt_iostat "$free" rios)
 ktap_print_msg "shared: rbps=1MiB/s $rate_slow B/s, slowest read $max_slow ms," \
 	"$(bt_iostat "$slow" rios) device reads of $(bt_mean_read_kib "$slow") KiB;" \
 	"rbps=4MiB/s $rate_fast B/s, slowest read $max_fast ms," \
 	"$(bt_iostat "$fast" rios) device reads of $(bt_mean_read_kib "$fast") KiB;" \
-	"no limit: $(bt_iostat "$free" rios) device reads of $mean KiB"
+	"no limit: ${rios:-0} device reads of $mean KiB"
 bt_within "one open file, the group at rbps=1MiB/s, rate" "$rate_slow" \
 	1048576 "$(bt_bound 1 5)" B/s
 bt_within "one open file, the group at rbps=4MiB/s, rate" "$rate_fast" \
