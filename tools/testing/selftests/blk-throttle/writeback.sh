@@ -34,7 +34,7 @@
 #   writer's charge comes in bursts. A bio is charged whole when it goes,
 #   and a window's edge falls before or after one: a second's charge
 #   swung by up to 188 KiB in one run, 3.6% of five seconds at 1 MiB/s
-#   (its windows: at most 1.9% off).
+#   (its windows: at most 2.1% off over the runs).
 #
 # Then sixteen such writers, each in a group of its own under
 # memory.max=64M, on ext4 on the test device, and a group with no limit
