@@ -118,7 +118,7 @@ fi
 [ -n "${timeout:-}" ] && genv+=("KSFT_OVERRIDE_TIMEOUT=$timeout")
 for v in BLK_THROTTLE_RUNTIME BLK_THROTTLE_STRESS_SECS BLK_THROTTLE_STRESS_SEED \
 	BLK_THROTTLE_IO_MAX_SEED BLK_THROTTLE_IO_MAX_V1_ONLY BLK_THROTTLE_BOUNDS \
-	BLK_THROTTLE_TEST_DEV KCSAN_IGNORE; do
+	BLK_THROTTLE_TEST_DEV BLK_THROTTLE_NULLB_MIB KCSAN_IGNORE; do
 	[ -n "${!v:-}" ] && genv+=("$v=${!v}")
 done
 # boot the kernel, run the kselftests (TESTS, or all) and keep what they

@@ -13,6 +13,8 @@
 #                                   BLK_THROTTLE_OUTDIR (default /tmp)
 #   BLK_THROTTLE_BOUNDS=tight       the tight strength of every timing
 #                                   bound (see bt_bound; default wide)
+#   BLK_THROTTLE_NULLB_MIB=N        the size of the null_blk devices
+#                                   made, in MiB (default 1024)
 #
 # Every bound on a time or a rate is reported the same way (bt_at_most,
 # bt_within, bt_between, bt_equal): "DESC: VALUE UNIT <= BOUND UNIT" and
@@ -124,15 +126,15 @@ bt_setup_dev() {
 
 # bt_make_nullb NAME [MBPS] - make and power on the null_blk device
 # /dev/NAME through configfs (bt_setup_dev has made configfs ready):
-# BT_NULLB_MIB MiB (default 1024) of 4 KiB blocks, memory-backed if
-# BT_MEMORY_BACKED=1 (its memory taken as blocks are written),
-# BT_MAX_SECTORS and MBPS as bt_setup_dev says. bt_cleanup removes it.
+# BLK_THROTTLE_NULLB_MIB MiB (default 1024) of 4 KiB blocks, memory-backed
+# if BT_MEMORY_BACKED=1, BT_MAX_SECTORS and MBPS as bt_setup_dev says.
+# bt_cleanup removes it.
 bt_make_nullb() {
 	local nb=/sys/kernel/config/nullb/$1 mbps=${2:-0}
 
 	mkdir "$nb" || ktap_exit_fail_msg "cannot create $nb"
 	BT_NULLBS="$BT_NULLBS $nb"
-	echo "${BT_NULLB_MIB:-1024}" >"$nb/size"
+	echo "${BLK_THROTTLE_NULLB_MIB:-1024}" >"$nb/size"
 	echo 4096 >"$nb/blocksize"
 	echo "${BT_MEMORY_BACKED:-0}" >"$nb/memory_backed"
 	[ -z "${BT_MAX_SECTORS:-}" ] ||
