@@ -140,12 +140,13 @@ while :; do
 
 	# the OOM killer's report (a cgroup over its memory.max, as vanilla's
 	# throttled writer is in writeback.sh, which counts the kills) has a
-	# Call Trace that is no kernel bug: it is left out, as grep -n would
-	# number the rest
-	splat=$(awk '/invoked oom-killer:/ { oom = 1 }
-		!oom { print NR ":" $0 }
-		/Killed process [0-9]+ / { oom = 0 }' "$OUTDIR/console.log" |
-		grep -E "$SPLAT" | head -n 1)
+	# Call Trace that is no kernel bug: a Call Trace line within 100
+	# lines of the report's start, before its kill (or the kill it gives
+	# up), is not matched; every other line is, numbered as grep -n would
+	splat=$(awk '/invoked oom-killer:/ { oom = NR }
+		!(oom && NR - oom < 100 && /Call Trace:/) { print NR ":" $0 }
+		/Killed process [0-9]+ |no killable processes|Skip killing/ { oom = 0 }' \
+		"$OUTDIR/console.log" | grep -E "$SPLAT" | head -n 1)
 	if [ -n "$splat" ]; then
 		up=$(grep -nF "$MARKER" "$OUTDIR/console.log" | head -n 1 | cut -d: -f1)
 		line=${splat%%:*}
@@ -157,7 +158,7 @@ while :; do
 			try=$((try + 1))
 			continue
 		fi
-		grep -E -A 30 "$SPLAT" "$OUTDIR/console.log" | head -n 40 >&2
+		sed -n "${splat%%:*},$((${splat%%:*} + 30))p" "$OUTDIR/console.log" >&2
 		die "kernel splat in the guest: ${splat#*:} (console: $OUTDIR/console.log)"
 	fi
 	[ ! -f "$OUTDIR/stalled" ] ||
