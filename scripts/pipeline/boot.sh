@@ -158,7 +158,7 @@ while :; do
 			try=$((try + 1))
 			continue
 		fi
-		sed -n "${splat%%:*},$((${splat%%:*} + 30))p" "$OUTDIR/console.log" >&2
+		sed -n "$line,$((line + 30))p" "$OUTDIR/console.log" >&2
 		die "kernel splat in the guest: ${splat#*:} (console: $OUTDIR/console.log)"
 	fi
 	[ ! -f "$OUTDIR/stalled" ] ||
