@@ -117,9 +117,9 @@ bench-merge:
 bench-full: setup
 	@BENCH_FULL=1 scripts/pipeline/bench.sh $(HZ)
 
-# The HZ-dependent tests on vanilla and patched at HZ=100, 250 and 1000
-# (six builds the first time): results/hz-matrix.md, or with
-# CLOCK=virtual results/hz-matrix-virtual.md
+# The HZ-dependent tests on vanilla, the core and the series at HZ=100,
+# 250 and 1000 (one cold build per tick rate the first time):
+# results/hz-matrix.md, or with CLOCK=virtual results/hz-matrix-virtual.md
 hz-matrix: setup
 	@scripts/instruments/hz-matrix.sh
 

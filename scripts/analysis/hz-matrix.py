@@ -7,8 +7,7 @@ and 333, as tail_latency.sh printed them, per run.
 
 Reads the run summaries hz-matrix.sh keeps (results/hz-matrix/VARIANT-hzN.txt,
 or results/hz-matrix-virtual/, as test.sh writes them) and prints markdown. A case is known by its
-test and its place in that test's plan, which is the same on every kernel;
-its name is its description up to the figures it printed.
+test and its name, its description up to the figures it printed.
 
     hz-matrix.py RESULTS_DIR
 """
@@ -18,30 +17,30 @@ import sys
 
 CASE = re.compile(r"\s+\[(PASSED|FAILED|SKIPPED)\] (.*)")
 # the figures a description ends with: ": 1 2 s, ...", ": EIO yes, ...",
-# ": p99 123.4us ...", ": 208 ms, ...", " (...)"
-FIGURES = re.compile(r"(: (\d[\d ]* s|EIO \w+|p99 [\d.]+us|[\d.]+ ms)\b| \().*")
+# ": p99 123.4us ...", ": 208 ms, ...", ": 99.950 IOPS within ...",
+# ": 5996.544 us <= ...", " (...)"
+FIGURES = re.compile(r"(: (\d[\d ]* s|EIO \w+|p99 [\d.]+us|[\d.]+ \w+)\b| \().*")
 
 
 def cases(path):
-    """(test, n) -> (name, result) for one run summary."""
-    out, test, n = {}, "KUnit", 0
+    """(test, name) -> result for one run summary, in its order."""
+    out, test = {}, "KUnit"
     for line in open(path):
         m = re.match(r"  (\S+\.sh):$", line)
         if m:
-            test, n = m.group(1), 0
+            test = m.group(1)
             continue
         m = CASE.match(line)
         if not m or m.group(2).startswith("selftests: "):
             continue
-        n += 1
-        out[(test, n)] = (FIGURES.sub("", m.group(2)), m.group(1).lower())
+        out[(test, FIGURES.sub("", m.group(2)))] = m.group(1).lower()
     return out
 
 
 SEED = re.compile(r"# riops=100 for \d+s: iops=([\d.]+) .*p99=([\d.]+)us "
                   r"p99\.9=([\d.]+)us max=([\d.]+)us")
-RATE = re.compile(r"\[\w+\] riops=(37|333) holds within 1% \(([\d.]+) IOPS, "
-                  r"([\d.]+) after the first burst")
+RATE = re.compile(r"# riops=(37|333): ([\d.]+) IOPS, ([\d.]+) after the first "
+                  r"burst")
 
 
 def figures(path):
@@ -62,19 +61,23 @@ def main(res):
     runs = {}
     figs = {}
     for f in os.listdir(res):
-        m = re.match(r"(vanilla|patched)-hz(\d+)\.txt$", f)
+        m = re.match(r"(\w[\w-]*)-hz(\d+)\.txt$", f)
         if m:
             key = (int(m.group(2)), m.group(1))
             runs[key] = cases(os.path.join(res, f))
             figs[key] = figures(os.path.join(res, f))
-    cols = sorted(runs, key=lambda k: (k[0], k[1] != "vanilla"))
+    order = ["vanilla", "core", "patched"]
+    cols = sorted(runs, key=lambda k: (k[0], order.index(k[1])
+                                       if k[1] in order else 3, k[1]))
     rows = []
-    for r in runs.values():
+    for r in sorted(runs.values(), key=len, reverse=True):
         rows += [k for k in r if k not in rows]
+    stamps = sorted(re.findall(r"\d{4}-\d\d-\d\dT[\d:]+Z", "".join(
+        open(os.path.join(res, f)).read(300) for f in os.listdir(res))))
     name = os.path.basename(os.path.normpath(res))
     if name.endswith("-virtual"):
         print("# HZ matrix on QEMU's virtual clock\n")
-        print("Vanilla and patched at each tick rate, each guest on one "
+        print("Vanilla, the core and the series at each tick rate, each guest on one "
               "vCPU whose clock advances one nanosecond per instruction "
               "and jumps over idle time (QEMU `-icount shift=0,sleep=off`): "
               "what fio measures on null_blk is the kernel's own timing, "
@@ -83,23 +86,24 @@ def main(res):
               "`scripts/instruments/hz-matrix.sh`). Regenerate with "
               "`make hz-matrix CLOCK=virtual`; each run's figures are in "
               "`results/%s/`.\n" % name)
+        if stamps:
+            print("Runs from %s to %s.\n" % (stamps[0], stamps[-1]))
     else:
-        print("# HZ matrix: vanilla and patched at each tick rate\n")
+        print("# HZ matrix: vanilla, the core and the series at each tick rate\n")
         print("Regenerate with `make hz-matrix`; each run's figures are in "
               "`results/%s/`.\n" % name)
     print("| test | case | " +
           " | ".join("HZ=%d %s" % c for c in cols) + " |")
     print("|---|---|" + "---|" * len(cols))
     for k in rows:
-        name = next(r[k][0] for r in runs.values() if k in r)
-        print("| %s | %s | " % (k[0], name) + " | ".join(
-            runs[c][k][1] if k in runs[c] else "-" for c in cols) + " |")
+        print("| %s | %s | " % k + " | ".join(
+            runs[c].get(k, "-") for c in cols) + " |")
 
     print("\n## Figures from tail_latency.sh\n")
     print("The seed scenario (riops=100, 4 KiB random direct reads, 4 ms "
           "think time; ideal: every read waits 6 ms), and the IOPS of a "
           "back-to-back reader at riops=37 and 333 after its first burst "
-          "(the test's 1% check).\n")
+          "(the test's check: within 0.5%).\n")
     print("| kernel | seed IOPS | p99 | p99.9 | max | riops=37 | riops=333 |")
     print("|---|---|---|---|---|---|---|")
     for c in cols:
