@@ -5,9 +5,10 @@
 Then the seed scenario's latencies and the achieved rates at riops=37
 and 333, as tail_latency.sh printed them, per run.
 
-Reads the run summaries hz-matrix.sh keeps (results/hz-matrix/VARIANT-hzN.txt,
-or results/hz-matrix-virtual/, as test.sh writes them) and prints markdown. A case is known by its
-test and its name, its description up to the figures it printed.
+Reads the run summaries hz-matrix.sh keeps (results/hz-matrix/
+VARIANT-hzN.txt, or results/hz-matrix-virtual/, as test.sh writes them)
+and prints markdown. A case is known by its test and its name, its
+description up to the figures it printed.
 
     hz-matrix.py RESULTS_DIR
 """
@@ -16,10 +17,15 @@ import re
 import sys
 
 CASE = re.compile(r"\s+\[(PASSED|FAILED|SKIPPED)\] (.*)")
-# the figures a description ends with: ": 1 2 s, ...", ": EIO yes, ...",
-# ": p99 123.4us ...", ": 208 ms, ...", ": 99.950 IOPS within ...",
-# ": 5996.544 us <= ...", " (...)"
-FIGURES = re.compile(r"(: (\d[\d ]* s|EIO \w+|p99 [\d.]+us|[\d.]+ \w+)\b| \().*")
+# the figures a description ends with: its last ": ..." where that holds
+# a comparison or a verdict (blk_throttle_lib.sh's "V U <= B U",
+# "V U within P% of B U", "V U in A..B U", "V U = B U"; ": EIO, blktests
+# expects EIO"; older runs' ": 1 s, blktests expects 1 (1007 ms)",
+# ": p99 59506.688us <= 15ms", ": 165 ms, 194 ms alone"), then a " (...)"
+# left at its end
+VERDICT = re.compile(r"<=|>=| = | within | in [\d.]+\.\.|expects|"
+                     r"^[\d.]+ ?(us|ms|s)\b")
+PARENS = re.compile(r" \(.*\)$")
 
 
 def cases(path):
@@ -33,8 +39,19 @@ def cases(path):
         m = CASE.match(line)
         if not m or m.group(2).startswith("selftests: "):
             continue
-        out[(test, FIGURES.sub("", m.group(2)))] = m.group(1).lower()
+        key = (test, name(m.group(2)))
+        if key in out:
+            sys.exit("%s: two cases named \"%s\"" % (path, key[1]))
+        out[key] = m.group(1).lower()
     return out
+
+
+def name(desc):
+    """a case's description without the figures it printed"""
+    i = desc.rfind(": ")
+    if i >= 0 and VERDICT.search(desc[i + 2:]):
+        desc = desc[:i]
+    return PARENS.sub("", desc)
 
 
 SEED = re.compile(r"# riops=100 for \d+s: iops=([\d.]+) .*p99=([\d.]+)us "
@@ -77,9 +94,9 @@ def main(res):
     name = os.path.basename(os.path.normpath(res))
     if name.endswith("-virtual"):
         print("# HZ matrix on QEMU's virtual clock\n")
-        print("Vanilla, the core and the series at each tick rate, each guest on one "
-              "vCPU whose clock advances one nanosecond per instruction "
-              "and jumps over idle time (QEMU `-icount shift=0,sleep=off`): "
+        print("Vanilla, the core and the series at each tick rate, "
+              "each guest on one vCPU whose clock advances one "
+              "nanosecond per instruction and jumps over idle time (QEMU `-icount shift=0,sleep=off`): "
               "what fio measures on null_blk is the kernel's own timing, "
               "with none of the emulator's interrupt latency or the host's "
               "steal in it. Only `tail_latency.sh` runs there (see "
@@ -89,7 +106,8 @@ def main(res):
         if stamps:
             print("Runs from %s to %s.\n" % (stamps[0], stamps[-1]))
     else:
-        print("# HZ matrix: vanilla, the core and the series at each tick rate\n")
+        print("# HZ matrix: vanilla, the core and the series at each "
+              "tick rate\n")
         print("Regenerate with `make hz-matrix`; each run's figures are in "
               "`results/%s/`.\n" % name)
     print("| test | case | " +

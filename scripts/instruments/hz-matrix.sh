@@ -4,8 +4,8 @@
 # The tick-rate matrix: the tests that depend on HZ (tail_latency.sh:
 # pacing at riops=100, 37 and 333; regressions.sh: the blktests throtl
 # scenarios) on vanilla, the core and the whole series (VARIANTS) at
-# HZ=100, 250 and 1000, one after the other on this machine. A failing vanilla test is
-# a finding, not an error: every cell is recorded, in
+# HZ=100, 250 and 1000, one after the other on this machine. A failing
+# vanilla test is a finding, not an error: every cell is recorded, in
 # results/hz-matrix.md (every run so far), with each run's KTAP summary
 # in results/hz-matrix/.
 #
