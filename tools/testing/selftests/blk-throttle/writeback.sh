@@ -46,7 +46,7 @@
 #   limits, that another disk's writeback needs. In a guest the write
 #   is CPU-bound (276 ms of CPU in its 275 ms alone), and the sixteen,
 #   their flushers and the fsyncs take some of the CPU: 1.08x to 1.24x
-#   the first time with the series, 1.07x and 1.13x the second. Vanilla
+#   the first time with the series, 1.07x to 1.14x the second. Vanilla
 #   7.3 took 1.03x to 3.4x the first time in different runs, 1.18x and
 #   1.88x the second in two, where its write used 267 ms of CPU in 517
 #   ms (the sixteen's pages under writeback count against the dirty
