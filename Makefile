@@ -148,8 +148,9 @@ series: setup
 robot:
 	@scripts/pipeline/robot.sh
 
-# blktests' throtl group on vanilla and the series, from a blktests
-# checkout of your own (BLKTESTS=DIR; not fetched here): results/blktests.md
+# blktests' throtl group on vanilla, the core and the series, from a
+# blktests checkout of your own (BLKTESTS=DIR; not fetched here):
+# results/blktests.md
 blktests: setup
 	@scripts/pipeline/blktests.sh
 

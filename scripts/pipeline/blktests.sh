@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run blktests' throtl group, the peer suite blk-throttle patches are
-# judged by upstream, on vanilla and on the series, one after the other,
-# and write results/blktests.md: one row a test, one column a kernel
-# (the guests' output beside it, in results/blktests/). The group runs
-# with our own cases added, blktests/*.patch (throtl/009 and after: the
-# pacing the series brings, which slices miss), applied with git am on
-# a copy of the checkout: they must fail on vanilla and pass on the
-# series, and upstream's cases pass on both.
+# judged by upstream, on vanilla, the core and the whole series, one
+# after the other, and write results/blktests.md: one row a test, one
+# column a kernel, from the guests' output kept in results/blktests/ (a
+# run of some kernels replaces their logs there and keeps the others').
+# The group runs with our own cases added, blktests/*.patch (throtl/009
+# and after: the pacing the core brings, which slices miss), applied
+# with git am on a copy of the checkout: they must fail on vanilla and
+# pass on the others, and upstream's cases pass on all.
 #
-#   BLKTESTS=DIR blktests.sh [VARIANT ...]   (default: vanilla patched)
+#   BLKTESTS=DIR blktests.sh [VARIANT ...]   (default: vanilla core patched)
 #
 # BLKTESTS_HZ: the tick rates to run each kernel at (default "100 1000":
 # slices were counted in jiffies, and the group's cases in seconds).
@@ -33,7 +34,7 @@ set -u
 BLKTESTS=${BLKTESTS:?set BLKTESTS to a blktests checkout (git clone https://github.com/linux-blktests/blktests)}
 [ -x "$BLKTESTS/check" ] && [ -d "$BLKTESTS/tests/throtl" ] ||
 	die "$BLKTESTS is not a blktests checkout"
-VARIANTS=${*:-vanilla patched}
+VARIANTS=${*:-vanilla core patched}
 export EXTRA_CONFIG=$TOP/kconfig/blktests.config
 # throtl/006 makes ext4, inode tables and journal written out, on a
 # memory-backed null_blk of the default 250 GiB: about 5 GiB, more than
@@ -82,6 +83,16 @@ for run in $runs; do
 		rc=1
 done
 
+mkdir -p "$TOP/results/blktests"
+for v in $runs; do
+	cp "$BUILD/out/blktests-$v/guest.log" "$TOP/results/blktests/$v.log"
+done
+# every kernel with a log, by tick rate, then vanilla, core, patched
+runs=$(cd "$TOP/results/blktests" && ls -- *.log | sed 's/\.log$//' |
+	awk -F-hz '{ o = $1 == "vanilla" ? 0 : $1 == "core" ? 1 :
+		     $1 == "patched" ? 2 : 3; print $2, o, $0 }' |
+	sort -n -k1,1 -k2,2 | awk '{ print $3 }' | tr '\n' ' ')
+
 # "throtl/001 (nullb) (basic functionality)   [passed]" -> one row a test
 {
 	echo "# blktests' throtl group"
@@ -89,16 +100,18 @@ done
 	echo "\`scripts/pipeline/blktests.sh\` ($(date -u +%Y-%m-%d)), blktests $rev, on"
 	echo "$(lock package) $(cat "$DL/version"), null_blk, the host's clock"
 	echo "(QEMU TCG, two vCPUs). Rerun: \`make blktests BLKTESTS=DIR\`."
-	echo "Output: blktests/KERNEL-hzHZ.log; consoles and blktests' own"
-	echo "results in build/out/blktests-KERNEL-hzHZ/."
+	echo "This run:$(printf ' %s' $VARIANTS) at HZ=${BLKTESTS_HZ// /, };"
+	echo "any other column is from the log of an earlier run (\`git log"
+	echo "results/blktests/\`). Output: blktests/KERNEL-hzHZ.log; consoles"
+	echo "and blktests' own results in build/out/blktests-KERNEL-hzHZ/."
 	echo
-	python3 - "$BUILD/out" $runs <<-'PY'
+	python3 - "$TOP/results/blktests" $runs <<-'PY'
 	import re, sys
 	out, variants = sys.argv[1], sys.argv[2:]
 	line = re.compile(r'^(throtl/\d+ \([^)]*\) \([^)]*\)) +\[([a-z ]+)\]')
 	res = {}
 	for v in variants:
-	    with open('%s/blktests-%s/guest.log' % (out, v), errors='replace') as f:
+	    with open('%s/%s.log' % (out, v), errors='replace') as f:
 	        for l in f:
 	            m = line.match(re.sub(r'\x1b\[[0-9;]*[A-Za-z]|\r', '', l))
 	            if m:
@@ -111,11 +124,6 @@ done
 } >"$BUILD/out/blktests.md"
 cat "$BUILD/out/blktests.md"
 cp "$BUILD/out/blktests.md" "$TOP/results/blktests.md"
-mkdir -p "$TOP/results/blktests"
-rm -f "$TOP"/results/blktests/*.log
-for v in $runs; do
-	cp "$BUILD/out/blktests-$v/guest.log" "$TOP/results/blktests/$v.log"
-done
 # upstream's cases (up to throtl/008) pass everywhere; ours fail on
 # vanilla and pass on the series
 awk -F' [|] ' -v runs="$runs" '
