@@ -46,9 +46,9 @@
 #   limits, that another disk's writeback needs. In a guest the write
 #   is CPU-bound (276 ms of CPU in its 275 ms alone), and the sixteen,
 #   their flushers and the fsyncs take some of the CPU: 1.08x to 1.24x
-#   the first time with the series, 1.07x to 1.14x the second. Vanilla
-#   7.3 took 1.03x to 3.4x the first time in different runs, 1.18x and
-#   1.88x the second in two, where its write used 267 ms of CPU in 517
+#   the first time with the series, 1.07x to 1.19x the second. Vanilla
+#   7.3 took 1.03x to 3.4x the first time in different runs, 1.03x to
+#   1.88x the second in three, where its write used 267 ms of CPU in 517
 #   ms (the sixteen's pages under writeback count against the dirty
 #   limits every writer is throttled by);
 # - the unlimited group's slowest fsync and metadata operation on the
