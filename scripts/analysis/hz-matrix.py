@@ -77,39 +77,43 @@ def figures(path):
 def main(res):
     runs = {}
     figs = {}
+    stamps = []
     for f in os.listdir(res):
         m = re.match(r"(\w[\w-]*)-hz(\d+)\.txt$", f)
         if m:
             key = (int(m.group(2)), m.group(1))
-            runs[key] = cases(os.path.join(res, f))
-            figs[key] = figures(os.path.join(res, f))
+            path = os.path.join(res, f)
+            runs[key] = cases(path)
+            figs[key] = figures(path)
+            stamps += re.findall(r"\d{4}-\d\d-\d\dT[\d:]+Z",
+                                 open(path).read(300))
+    stamps.sort()
     order = ["vanilla", "core", "patched"]
     cols = sorted(runs, key=lambda k: (k[0], order.index(k[1])
                                        if k[1] in order else 3, k[1]))
     rows = []
     for r in sorted(runs.values(), key=len, reverse=True):
         rows += [k for k in r if k not in rows]
-    stamps = sorted(re.findall(r"\d{4}-\d\d-\d\dT[\d:]+Z", "".join(
-        open(os.path.join(res, f)).read(300) for f in os.listdir(res))))
-    name = os.path.basename(os.path.normpath(res))
-    if name.endswith("-virtual"):
+    base = os.path.basename(os.path.normpath(res))
+    if base.endswith("-virtual"):
         print("# HZ matrix on QEMU's virtual clock\n")
         print("Vanilla, the core and the series at each tick rate, "
               "each guest on one vCPU whose clock advances one "
-              "nanosecond per instruction and jumps over idle time (QEMU `-icount shift=0,sleep=off`): "
+              "nanosecond per instruction and jumps over idle time "
+              "(QEMU `-icount shift=0,sleep=off`): "
               "what fio measures on null_blk is the kernel's own timing, "
               "with none of the emulator's interrupt latency or the host's "
               "steal in it. Only `tail_latency.sh` runs there (see "
               "`scripts/instruments/hz-matrix.sh`). Regenerate with "
               "`make hz-matrix CLOCK=virtual`; each run's figures are in "
-              "`results/%s/`.\n" % name)
+              "`results/%s/`.\n" % base)
         if stamps:
             print("Runs from %s to %s.\n" % (stamps[0], stamps[-1]))
     else:
         print("# HZ matrix: vanilla, the core and the series at each "
               "tick rate\n")
         print("Regenerate with `make hz-matrix`; each run's figures are in "
-              "`results/%s/`.\n" % name)
+              "`results/%s/`.\n" % base)
     print("| test | case | " +
           " | ".join("HZ=%d %s" % c for c in cols) + " |")
     print("|---|---|" + "---|" * len(cols))

@@ -125,7 +125,7 @@ runs=$(cd "$TOP/results/blktests" && ls -- *.log | sed 's/\.log$//' |
 cat "$BUILD/out/blktests.md"
 cp "$BUILD/out/blktests.md" "$TOP/results/blktests.md"
 # upstream's cases (up to throtl/008) pass everywhere; ours fail on
-# vanilla and pass on the series
+# vanilla and pass on the others
 awk -F' [|] ' -v runs="$runs" '
 	BEGIN { n = split(runs, r, " ") }
 	/^[|] throtl\// {
