@@ -70,8 +70,10 @@ CONTROL = [
     # and the fsyncs that run into that queue
     ("writeback.sh",
      "ext4 without memory.max: slowest fsync of 4 KiB beside a writer", 4),
-    # (vanilla's beside sixteen writers: 2.9 to 7.0 s over the runs, the
-    # series' 198 to 539 ms, at most 1 s asked)
+    # (vanilla's beside sixteen writers: 2.9 to 11.8 s over the runs, the
+    # series' 176 to 539 ms, at most 1 s asked, on the 1 GiB device's
+    # 32 MiB journal; its 128 MiB journal case is not here: vanilla's
+    # fsync waited 10 ms there in one run of four)
     ("writeback.sh",
      "scale: slowest fsync or metadata operation beside 16 limited writers", 2),
     # readahead within the reader's IO budget: the read that waits for a

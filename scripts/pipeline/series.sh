@@ -6,8 +6,10 @@
 # patches/series names, in order, but prereq/: patches posted upstream by
 # others, which the series after them apply on and name in their cover
 # letter (@@PREREQ@@), but which are never exported. A cover letter is
-# series/NAME.txt with the benchmark tables generated from results/ and
-# the base it applies to. Before writing anything the series
+# series/NAME.txt with the benchmark tables generated from results/, what
+# each patch builds with (@@BUILDS@@, from the robot's cells on record
+# for exactly these commits' trees: robot-claim.py) and the base it
+# applies to. Before writing anything the series
 # must be clean under checkpatch --strict (check-series.sh); after, it is
 # applied with git am to a pristine checkout of the base and must give
 # exactly the tree that was built and tested. get_maintainer.pl names the
@@ -116,15 +118,24 @@ for grp in "${groups[@]}"; do
 		applies="The series applies on top of \"$prevsubj\", posted with it, on
 $base."
 	fi
-	python3 - "$o/0000-cover-letter.patch" "$tmpl" "$tables" "$applies" "$prereq" <<-'PY'
+	builds=$(python3 "$TOP/scripts/analysis/robot-claim.py" \
+		"$TOP/results/robot-cells.tsv" \
+		$(git -C "$LINUX" log --format=%T "$prev..$grp")) || {
+		[ "${DRY_RUN:-0}" = 1 ] ||
+			die "$grp: the robot's cells do not cover these commits: run make robot"
+		warn "$grp: no robot claim; the cover letter says so"
+		builds="[NOT BUILT: run make robot]"
+	}
+	python3 - "$o/0000-cover-letter.patch" "$tmpl" "$tables" "$applies" "$prereq" "$builds" <<-'PY'
 	import sys
-	path, tmpl, tables, base, prereq = sys.argv[1:6]
+	path, tmpl, tables, base, prereq, builds = sys.argv[1:7]
 	text = open(path).read()
 	lines = open(tmpl).read().split("\n")
 	body = "\n".join(l for l in lines[1:] if not l.startswith("Prefix: "))
 	body = body.strip("\n").replace("@@TABLES@@", "\n".join(
 	    ("  " + l).rstrip() for l in tables.split("\n")))
 	body = body.replace("@@BASE@@", base).replace("@@PREREQ@@", prereq)
+	body = body.replace("@@BUILDS@@", builds)
 	text = text.replace("*** SUBJECT HERE ***", lines[0])
 	text = text.replace("*** BLURB HERE ***", body)
 	open(path, "w").write(text)
