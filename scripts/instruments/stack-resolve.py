@@ -4,11 +4,15 @@
 
 Copies stdin to stdout with each 0xffff... address replaced by
 function+offset from SYSTEM_MAP (the text symbols of the kernel that
-printed them).
+printed them); in stack-sample.py's stacks ("FRAME < FRAME ..."), the
+scheduler's own frames are left out.
 """
 import bisect
 import re
 import sys
+
+SCHED = ("__schedule+", "schedule+", "io_schedule+", "schedule_timeout+",
+         "schedule_hrtimeout_range_clock+")
 
 
 def main():
@@ -27,7 +31,13 @@ def main():
             else m.group(0)
 
     for line in sys.stdin:
-        sys.stdout.write(re.sub(r"0x[0-9a-f]{16}", name, line))
+        line = re.sub(r"0x[0-9a-f]{16}", name, line)
+        if " < " in line:
+            frames = line.rstrip("\n").split(" < ")
+            head, _, frames[0] = frames[0].rpartition(" ")
+            line = "%s %s\n" % (head, " < ".join(
+                f for f in frames if not f.startswith(SCHED)))
+        sys.stdout.write(line)
 
 
 if __name__ == "__main__":

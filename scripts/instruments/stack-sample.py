@@ -4,19 +4,16 @@
 
 For SECONDS, every 5 ms, read /proc/PID/stack of each task whose command
 line contains one of PATTERNs (or whose comm starts with it) and count
-each stack by its innermost seven frames, scheduler frames left out.
-Writes "COUNT PATTERN FRAME < FRAME ..." to OUT, most often first, after
-a "samples N" line. The addresses are raw (the guest hides symbols from
-/proc/PID/stack without kallsyms to read them): stack-resolve.py names
-them from the kernel's System.map.
+each stack by its innermost ten frames. Writes "COUNT PATTERN FRAME <
+FRAME ..." to OUT, most often first, after a "samples N" line. The
+addresses are raw (the guest's kernel has no kallsyms to name them):
+stack-resolve.py names them from the kernel's System.map and leaves the
+scheduler's own frames out.
 """
 import collections
 import os
 import sys
 import time
-
-SCHED = {"__schedule", "schedule", "io_schedule", "schedule_timeout"}
-
 
 def tasks(patterns):
     found = []
@@ -47,8 +44,7 @@ def main():
             except OSError:
                 continue
             frames = [l.split()[1].split("+")[0] for l in lines if l.strip()]
-            frames = [f for f in frames if f not in SCHED]
-            counts[(p, " < ".join(frames[:7]))] += 1
+            counts[(p, " < ".join(frames[:10]))] += 1
         n += 1
         time.sleep(0.005)
     with open(out, "w") as f:

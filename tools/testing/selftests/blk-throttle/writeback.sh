@@ -38,19 +38,20 @@
 #
 # Then sixteen such writers, each in a group of its own under
 # memory.max=64M, on ext4 on the test device, and a group with no limit
-# that writes 128 MiB to ext4 on a second null_blk device and fsyncs:
-# - beside the sixteen, that takes at most 1.5x (wide: 2x) the time it
-#   took alone a moment before, while the unlimited group fsyncs on the
-#   test device, and again later, the fsyncs done: a flusher held for a
-#   limited group holds no worker, and no share of the machine's dirty
-#   limits, that another disk's writeback needs. In a guest the write
-#   is CPU-bound (276 ms of CPU in its 275 ms alone), and the sixteen,
-#   their flushers and the fsyncs take some of the CPU: 1.08x to 1.24x
-#   the first time with the series, 1.07x to 1.19x the second. Vanilla
-#   7.3 took 1.03x to 3.4x the first time in different runs, 1.03x to
-#   1.88x the second in three, where its write used 267 ms of CPU in 517
-#   ms (the sixteen's pages under writeback count against the dirty
-#   limits every writer is throttled by);
+# that writes 128 MiB to ext4 on a second null_blk device and fsyncs.
+# That device writes 100 MiB/s (null_blk's mbps), so that the write
+# waits for its disk, as on real hardware, and not for the guest's CPU:
+# - beside the sixteen, the write takes at most 1.2x (wide: 1.5x) the
+#   time it took alone a moment before, while the unlimited group fsyncs
+#   on the test device, and again later, the fsyncs done: a flusher held
+#   for a limited group holds no worker, and no share of the machine's
+#   dirty limits, that another disk's writeback needs. 0.87x to 0.88x
+#   measured (vanilla 7.3: 0.86x to 1.04x; the core alone: 0.88x to
+#   1.04x): alone, the write's writeback begins at its fsync, 1,500 ms
+#   against the disk's 1,280; beside the sixteen the machine is past its
+#   background dirty threshold, and it begins at once. (On a
+#   null_blk as fast as the CPU, the write is CPU-bound and measures the
+#   share of the one vCPU the sixteen leave it: 1.08x to 1.24x.)
 # - the unlimited group's slowest fsync and metadata operation on the
 #   first device at most 1 s (wide: 2 s) (176 to 539 ms measured;
 #   vanilla 7.3: 2.9 to 11.8 s). What it waits for is the journal: ext4
@@ -108,6 +109,7 @@ half=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')
 quarter=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
+OTHER_MBPS=100	# the second device's rate, MiB/s
 PIDS=
 
 # skip_all LABEL WHY [memory.max] - beside's test points, skipped
@@ -233,9 +235,9 @@ write_other() {
 # journal of JOURNAL_MIB (mkfs's default if empty), beside them an
 # unlimited group that fsyncs, its slowest at most TIGHT_MS (wide:
 # WIDE_MS); test points named LABEL. With OTHER, an unlimited writer on
-# a second device too: how long it takes to write 128 MiB and fsync
-# them alone, then beside the sixteen while the group fsyncs, and again
-# after; three test points, else one
+# a second device (OTHER_MBPS) too: how long it takes to write 128 MiB
+# and fsync them alone, then beside the sixteen while the group fsyncs,
+# and again after; three test points, else one
 scale() {
 	local tag=$1 label=$2 journal=${3:+-J size=$3} tight=$4 wide=$5
 	local other=${6:-}
@@ -243,16 +245,18 @@ scale() {
 	local looppid n_fsync fsync_ms n_meta meta_ms worst ws=() later
 	local cpu0 cpu_alone cpu16_beside
 
-	[ -b "$dev2" ] || bt_make_nullb "${BT_NAME}b"
 	BT_DEV=$NULLB_DEV BT_MAJMIN=$NULLB_MAJMIN
-	mkdir -p "$MNT-2" "$MNT"
-	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 -F "$dev2" \
-		>/dev/null || ktap_exit_fail_msg "cannot make ext4 on $dev2"
+	if [ -n "$other" ]; then
+		[ -b "$dev2" ] || bt_make_nullb "${BT_NAME}b" "$OTHER_MBPS"
+		mkdir -p "$MNT-2"
+		mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 -F \
+			"$dev2" >/dev/null || ktap_exit_fail_msg "cannot make ext4 on $dev2"
+		mount "$dev2" "$MNT-2" || ktap_exit_fail_msg "cannot mount $dev2"
+	fi
 	# shellcheck disable=SC2086 # $journal is two words or none
 	mkfs.ext4 -q $journal -E lazy_itable_init=0,lazy_journal_init=0 -F \
 		"$BT_DEV" >/dev/null || ktap_exit_fail_msg "cannot make ext4 on $BT_DEV"
-	mount "$dev2" "$MNT-2" && mount "$BT_DEV" "$MNT" ||
-		ktap_exit_fail_msg "cannot mount ext4"
+	mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount $BT_DEV"
 	mkdir "$MNT/o"
 	o=$(bt_cgroup "$tag-free")
 
@@ -302,7 +306,7 @@ scale() {
 	for i in $(seq 16); do
 		echo "$BT_MAJMIN wbps=max" >"$BT_CGROOT/$BT_NAME-$tag-$i/io.max"
 	done
-	umount "$MNT" && umount "$MNT-2" ||
+	umount "$MNT" && { [ -z "$other" ] || umount "$MNT-2"; } ||
 		ktap_exit_fail_msg "cannot unmount $label's filesystems"
 
 	ktap_print_msg "$label: on the first device $n_fsync fsyncs, slowest" \
@@ -311,14 +315,15 @@ scale() {
 		'BEGIN { printf "%.0f", (a > b ? a : b) }')
 	if [ -n "$other" ]; then
 		ktap_print_msg "$label: 128 MiB written and fsynced on the" \
-			"second device in $alone ms alone ($cpu_alone ms of CPU)," \
+			"second device, of $OTHER_MBPS MiB/s ($((128000 / OTHER_MBPS))" \
+			"ms), in $alone ms alone ($cpu_alone ms of CPU)," \
 			"$beside ms beside the sixteen (their tasks" \
 			"$cpu16_beside ms of CPU), $later ms later"
 		d="$label: another disk's 128 MiB and fsync beside 16 limited writers,"
 		ratio=$(awk -v a="$alone" -v b="$beside" 'BEGIN { printf "%.2f", b / a }')
-		bt_at_most "$d time to alone" "$ratio" "$(bt_bound 1.5 2)" x
+		bt_at_most "$d time to alone" "$ratio" "$(bt_bound 1.2 1.5)" x
 		ratio=$(awk -v a="$alone" -v b="$later" 'BEGIN { printf "%.2f", b / a }')
-		bt_at_most "$d fsyncs done, time to alone" "$ratio" "$(bt_bound 1.5 2)" x
+		bt_at_most "$d fsyncs done, time to alone" "$ratio" "$(bt_bound 1.2 1.5)" x
 	fi
 	bt_at_most "$label: slowest fsync or metadata operation beside 16 limited writers" \
 		"$worst" "$(bt_bound "$tight" "$wide")" ms
