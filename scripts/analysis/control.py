@@ -66,6 +66,8 @@ CONTROL = [
     ("writeback.sh", "xfs: the writer's pages under writeback, at most", 4),
     ("writeback.sh",
      "ext4 without memory.max: the writer's pages under writeback, at most", 4),
+    ("writeback.sh",
+     "xfs without memory.max: the writer's pages under writeback, at most", 4),
     ("writeback.sh", "ext4 on dm-linear: the writer's pages under writeback, at most", 4),
     # and the fsyncs that run into that queue
     ("writeback.sh",

@@ -33,7 +33,7 @@ def cut(old, new):
     s = s.replace(old, new)
 first = s.index('beside ext4 256M "$NULLB_DEV"')
 s = s[:first] + s[s.index("scale wb16 scale"):]
-cut("ktap_set_plan 23", "ktap_set_plan 4")
+cut("ktap_set_plan 27", "ktap_set_plan 4")
 cut('''	looppid=$!
 	bt_sleep "$quarter"
 	if [ -n "$other" ]; then
