@@ -15,6 +15,7 @@ import os
 import sys
 import time
 
+
 def tasks(patterns):
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
