@@ -5,7 +5,8 @@ test robot's cells on record (results/robot-cells.tsv, robot.sh).
 
   robot-claim.py CELLS TREE...
 
-TREE is the tree object of each commit of one series. A check is named
+TREE is what the checks read of each commit of one series (robot_tree in
+scripts/pipeline/lib.sh: its tree but tools/testing/selftests/). A check is named
 when its latest cell on record is "ok" for every one of them; a check
 with no cell for one of them is left out; a check that is anything but
 "ok" for one of them fails the claim (exit 1), so that a cover letter

@@ -42,6 +42,14 @@ kernel_tree() {
 		sha1sum | cut -d' ' -f1
 }
 
+# robot_tree REV - what the robot's checks read of REV: its tree but
+# tools/testing/selftests/, which no kernel build reads, so that a patch
+# whose selftests change keeps the robot's cells for its build
+robot_tree() {
+	git -C "$LINUX" ls-tree -r "$1" | grep -vP '\ttools/testing/selftests/' |
+		sha1sum | cut -d' ' -f1
+}
+
 # use_clock - set the guest up for CLOCK: host (the default) leaves
 # boot.sh's choices; virtual is TCG, ICOUNT_OPTS and one vCPU, or
 # CLOCK_CPUS (the vCPUs take turns on the one thread)

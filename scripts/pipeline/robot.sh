@@ -28,8 +28,9 @@
 #
 # Each check has its own object directory under build/robot and builds
 # incrementally from one commit to the next; a cell's result is kept,
-# keyed by the commit's tree and the check's config, so that a second
-# run does only what changed. Every result is also recorded in
+# keyed by the commit's tree (but tools/testing/selftests/, which no
+# check reads: robot_tree) and the check's config, so that a second run
+# does only what changed. Every result is also recorded in
 # results/robot-cells.tsv (check, tree, config's sha256, result, time),
 # which the repository keeps: a run on another machine skips the cells
 # on record for the same tree and config, and the table shows, for a
@@ -54,7 +55,7 @@ if [ ! -e "$WT/.git" ]; then
 		die "cannot create the worktree $WT"
 fi
 commits=(base $(git -C "$LINUX" rev-list --reverse "base..$REV"))
-trees=($(for c in "${commits[@]}"; do git -C "$LINUX" rev-parse "$c^{tree}"; done))
+trees=($(for c in "${commits[@]}"; do robot_tree "$c"; done))
 touched=$(git -C "$LINUX" diff --name-only "base..$REV" -- '*.c')
 
 # what each check adds to tinyconfig and the guest's fragments (all of

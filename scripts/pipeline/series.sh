@@ -8,7 +8,7 @@
 # letter (@@PREREQ@@), but which are never exported. A cover letter is
 # series/NAME.txt with the benchmark tables generated from results/, what
 # each patch builds with (@@BUILDS@@, from the robot's cells on record
-# for exactly these commits' trees: robot-claim.py) and the base it
+# for exactly these commits' trees: robot_tree, robot-claim.py) and the base it
 # applies to. Before writing anything the series
 # must be clean under checkpatch --strict (check-series.sh); after, it is
 # applied with git am to a pristine checkout of the base and must give
@@ -120,7 +120,7 @@ $base."
 	fi
 	builds=$(python3 "$TOP/scripts/analysis/robot-claim.py" \
 		"$TOP/results/robot-cells.tsv" \
-		$(git -C "$LINUX" log --format=%T "$prev..$grp")) || {
+		$(for c in $(git -C "$LINUX" rev-list "$prev..$grp"); do robot_tree "$c"; done)) || {
 		[ "${DRY_RUN:-0}" = 1 ] ||
 			die "$grp: the robot's cells do not cover these commits: run make robot"
 		warn "$grp: no robot claim; the cover letter says so"
