@@ -80,10 +80,10 @@ CONTROL = [
      "scale: slowest fsync or metadata operation beside 16 limited writers", 2),
     # readahead within the reader's IO budget: the read that waits for a
     # whole window, or for eight readers' windows
-    ("readahead.sh", "one reader at rbps=1MiB/s, slowest read", 2.5),
+    ("readahead.sh", "one reader at rbps=1MiB/s, wait for a window", 2.5),
     ("readahead.sh", "eight readers at rbps=1MiB/s, slowest read", 4),
-    ("readahead.sh", "one reader through mmap at rbps=1MiB/s, slowest read", 2.5),
-    ("readahead.sh", "one open file, the group at rbps=1MiB/s, slowest read", 2.5),
+    ("readahead.sh", "one reader through mmap at rbps=1MiB/s, wait for a window", 2.5),
+    ("readahead.sh", "one open file, the group at rbps=1MiB/s, wait for a window", 2.5),
     ("readahead.sh", "eight readers on dm-linear, the limit on it, slowest read", 4),
 ]
 

@@ -91,8 +91,8 @@ genv=(env)
 #   as a wild access to the irq_desc in the direct map ("BUG: KASAN:
 #   wild-memory-access in do_raw_spin_lock", at 0.004 s, before any of the
 #   series runs). TCG makes the window wide.
-# - 20 min for each test instead of the settings file's 10, and 40 min
-#   before boot.sh calls the guest hung: under TCG a KASAN kernel is
+# - 20 min for each test (the core's settings file gives 10), and 40
+#   min before boot.sh calls the guest hung: under TCG a KASAN kernel is
 #   slow (stress.sh's 90 s take about 4 min).
 if [ "${DEBUG:-0}" = 1 ] || [ "${KCSAN:-0}" = 1 ]; then
 	dflt="io_max_interface.sh stress.sh"

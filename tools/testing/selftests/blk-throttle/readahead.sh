@@ -11,8 +11,9 @@
 #
 # On ext4 on the test device, caches dropped, 4 KiB buffered reads, each
 # run BT_RUNTIME seconds, the group's device reads counted in io.stat:
-# - one reader at rbps=1MiB/s: slowest read at most 125 ms (tight: 45
-#   ms; a 32 KiB window takes 31 ms); device reads of at least
+# - one reader at rbps=1MiB/s: its wait for a window (window() below:
+#   p99 at most 60 ms, tight: slowest read at most 45 ms; a 32 KiB window
+#   takes 31 ms, vanilla's 128 KiB ones 125 ms); device reads of at least
 #   28 KiB on average (the cost: up to 4x a 128 KiB window's reads); the
 #   rate within 5% (tight: 1%) over the middle half of the run;
 # - eight readers in one group at rbps=1MiB/s: slowest read at most 800
@@ -30,14 +31,14 @@
 #   reading three parts of one file through one open file (struct file,
 #   and so one readahead state, shared across fork(2)): each limited
 #   group's rate within 5% (tight: 1%) of its own limit, the slower one's
-#   slowest read as one reader's above, and the unlimited group's device
+#   wait for a window as one reader's above, and the unlimited group's device
 #   reads of at least 38 KiB (the others' reads through the shared state
 #   shrink its windows on any kernel: 41 KiB on 7.3 with large folios;
 #   18 KiB if a cut window were kept in that state): each reader's
 #   windows are fitted to its own group's budget, and none is cut for
 #   another's;
-# - one reader through mmap(2) at rbps=1MiB/s: slowest read and device
-#   reads as above;
+# - one reader through mmap(2) at rbps=1MiB/s: wait for a window and
+#   device reads as above;
 # - eight readers on a dm-linear device over the test device, the limit
 #   on the dm device: slowest read and rate as on the bare device;
 # - XFS with 64 KiB blocks on the test device (the page cache holds its
@@ -82,9 +83,10 @@ rates() {
 # readers NAME JOBS MIB LIMIT [ENGINE] - JOBS sequential 4 KiB readers,
 # each of its own file of MIB MiB, in a new group with io.max LIMIT on
 # BT_MAJMIN, for BT_RUNTIME seconds after the caches are dropped; ENGINE psync
-# (read(2), the default) or mmap. Sets MAX_MS (the slowest read), READS
-# and MEAN_KIB (the group's device reads and their mean size) and RATE
-# (B/s charged over the middle half of the run).
+# (read(2), the default) or mmap. Sets MAX_MS and P99_MS (the slowest
+# read and the 99th percentile), READS and MEAN_KIB (the group's device
+# reads and their mean size) and RATE (B/s charged over the middle half
+# of the run).
 readers() {
 	local name=$1 jobs=$2 mib=$3 limit=$4 engine=${5:-psync} cg out pid
 	local args=(--name="$name" --directory="$MNT" --rw=read --bs=4k
@@ -107,6 +109,7 @@ readers() {
 	wait "$pid" || ktap_exit_fail_msg "$name: fio failed: $(cat "$out.err")"
 	eval "$(bt_stats "$out")"
 	MAX_MS=$(awk -v us="$max_us" 'BEGIN { printf "%.1f", us / 1000 }')
+	P99_MS=$(awk -v us="$p99_us" 'BEGIN { printf "%.1f", us / 1000 }')
 	READS=$(bt_iostat "$cg" rios)
 	READS=${READS:-0}
 	MEAN_KIB=$(bt_mean_read_kib "$cg")
@@ -114,6 +117,19 @@ readers() {
 		"$MAX_MS ms, p99 ${p99_us} us; $READS device reads of $MEAN_KIB KiB;" \
 		"$RATE B/s over the middle half"
 	rm -rf "${MNT:?}/$name".*
+}
+
+# window DESC MAX_MS P99_MS - a reader at rbps=1MiB/s waits for its
+# window every 32 KiB read: 31 ms. On a deterministic clock (tight) its
+# slowest read is that wait, at most 45 ms. On a host's clock one stall
+# of the machine can be any run's slowest read, so there its p99 is
+# judged, at most 60 ms: with 128 KiB windows each 32nd read waits 125
+# ms, and the p99 is that.
+window() {
+	case $(bt_bound slowest p99) in
+	slowest) bt_at_most "$1, wait for a window (slowest read)" "$2" 45 ms ;;
+	p99) bt_at_most "$1, wait for a window (p99 read)" "$3" 60 ms ;;
+	esac
 }
 
 ktap_print_header
@@ -127,8 +143,7 @@ NULLB_MAJMIN=$BT_MAJMIN
 mkfs_mount "$BT_DEV" || ktap_exit_fail_msg "cannot make ext4"
 
 readers one 1 "$((BT_RUNTIME * 2))" rbps=1048576
-bt_at_most "one reader at rbps=1MiB/s, slowest read" "$MAX_MS" \
-	"$(bt_bound 45 125)" ms
+window "one reader at rbps=1MiB/s" "$MAX_MS" "$P99_MS"
 bt_between "one reader at rbps=1MiB/s, mean device read" "$MEAN_KIB" 28 1024 KiB
 bt_within "one reader at rbps=1MiB/s, rate" "$RATE" 1048576 "$(bt_bound 1 5)" B/s
 
@@ -204,17 +219,19 @@ python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 0 "$fast" "$off_fast" 0 \
 	    if kids[-1] == 0:
 	        with open(cg + "/cgroup.procs", "w") as f:
 	            f.write(str(os.getpid()))
-	        off, pause, worst = int(off), float(pause), 0
+	        off, pause, waits = int(off), float(pause), []
 	        end = time.monotonic() + float(sys.argv[2])
 	        while time.monotonic() < end:
 	            t = time.monotonic()
 	            if len(os.pread(fd, 4096, off)) < 4096:
 	                sys.exit("end of the file at %d" % off)
-	            worst = max(worst, time.monotonic() - t)
+	            waits.append(time.monotonic() - t)
 	            off += 4096
 	            if pause:
 	                time.sleep(pause)
-	        print(os.path.basename(cg), "%.1f" % (worst * 1000))
+	        waits.sort()
+	        print(os.path.basename(cg), "%.1f" % (waits[-1] * 1000),
+	              "%.1f" % (waits[len(waits) * 99 // 100] * 1000))
 	        sys.exit(0)
 	while kids:
 	    pid, st = os.wait()
@@ -230,10 +247,12 @@ bt_wait_started "$slow" $((BT_RUNTIME * 2)) ||
 { read -r rate_slow; read -r rate_fast; } < <(rates "$slow" "$fast")
 wait "$pid" || ktap_exit_fail_msg "shared: a reader failed"
 max_slow=$(awk '$1 ~ /-shared-1m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
+p99_slow=$(awk '$1 ~ /-shared-1m$/ { print $3 }' "$BT_OUTDIR/$BT_NAME-shared")
 max_fast=$(awk '$1 ~ /-shared-4m$/ { print $2 }' "$BT_OUTDIR/$BT_NAME-shared")
 mean=$(bt_mean_read_kib "$free")
 rios=$(bt_iostat "$free" rios)
 ktap_print_msg "shared: rbps=1MiB/s $rate_slow B/s, slowest read $max_slow ms," \
+	"p99 $p99_slow ms," \
 	"$(bt_iostat "$slow" rios) device reads of $(bt_mean_read_kib "$slow") KiB;" \
 	"rbps=4MiB/s $rate_fast B/s, slowest read $max_fast ms," \
 	"$(bt_iostat "$fast" rios) device reads of $(bt_mean_read_kib "$fast") KiB;" \
@@ -242,15 +261,14 @@ bt_within "one open file, the group at rbps=1MiB/s, rate" "$rate_slow" \
 	1048576 "$(bt_bound 1 5)" B/s
 bt_within "one open file, the group at rbps=4MiB/s, rate" "$rate_fast" \
 	4194304 "$(bt_bound 1 5)" B/s
-bt_at_most "one open file, the group at rbps=1MiB/s, slowest read" \
-	"${max_slow:-99999}" "$(bt_bound 45 125)" ms
+window "one open file, the group at rbps=1MiB/s" "${max_slow:-99999}" \
+	"${p99_slow:-99999}"
 bt_between "one open file, the group with no limit, mean device read" \
 	"$mean" "$(bt_bound 38 30)" 1024 KiB
 rm -f "$MNT/shared" "$BT_OUTDIR/$BT_NAME-shared"
 
 readers mmap 1 "$((BT_RUNTIME * 2))" rbps=1048576 mmap
-bt_at_most "one reader through mmap at rbps=1MiB/s, slowest read" "$MAX_MS" \
-	"$(bt_bound 45 125)" ms
+window "one reader through mmap at rbps=1MiB/s" "$MAX_MS" "$P99_MS"
 bt_between "one reader through mmap at rbps=1MiB/s, mean device read" \
 	"$MEAN_KIB" 28 1024 KiB
 
