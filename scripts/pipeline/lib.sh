@@ -43,9 +43,11 @@ kernel_tree() {
 }
 
 # robot_tree REV - what the robot's checks read of REV: its tree but
-# tools/testing/selftests/, which no kernel build reads, so that a patch
-# whose selftests change keeps the robot's cells for its build
+# tools/testing/selftests/, which none of them reads (their configs are
+# kconfig/'s, the boot runs KUnit), so that a patch whose selftests alone
+# change keeps the robot's cells
 robot_tree() {
+	git -C "$LINUX" rev-parse -q --verify "$1^{commit}" >/dev/null || return 1
 	git -C "$LINUX" ls-tree -r "$1" | grep -vP '\ttools/testing/selftests/' |
 		sha1sum | cut -d' ' -f1
 }
