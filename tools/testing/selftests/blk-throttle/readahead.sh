@@ -119,12 +119,12 @@ readers() {
 	rm -rf "${MNT:?}/$name".*
 }
 
-# window DESC MAX_MS P99_MS - a reader's wait for its
-# window at rbps=1MiB/s. With 32 KiB windows every 8th 4 KiB read
-# (12.5%) waits 31 ms; with vanilla's 128 KiB windows every 32nd (3%)
-# waits 125 ms; either is the p99. Tight: the slowest read, at most
-# 45 ms. Wide (a host's clock, where one stall of the machine can be
-# any run's slowest read): the p99, at most 60 ms.
+# window DESC MAX_MS P99_MS - a reader's wait for its window at
+# rbps=1MiB/s. With 32 KiB windows every 8th 4 KiB read (12.5%) waits
+# 31 ms; with vanilla's 128 KiB windows every 32nd (3%) waits 125 ms;
+# either is the p99. Tight: the slowest read, at most 45 ms. Wide (a
+# host's clock, where one stall of the machine can be any run's slowest
+# read): the p99, at most 60 ms.
 window() {
 	case ${BLK_THROTTLE_BOUNDS:-wide} in
 	tight) bt_at_most "$1, wait for a window (slowest read)" "$2" 45 ms ;;
@@ -320,7 +320,7 @@ if command -v mkfs.xfs >/dev/null && grep -qw xfs /proc/filesystems &&
 	umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
 else
 	why="no mkfs.xfs, CONFIG_XFS_FS or CONFIG_TRANSPARENT_HUGEPAGE"
-	for c in "wait for a window" rate \
+	for c in "wait for a window (p99 read)" rate \
 		 "the data read from the device is the data written"; do
 		ktap_test_skip "$lbs, $c ($why)"
 	done
