@@ -13,7 +13,9 @@ whole series, core and follow-ups.
 
 Each DIR holds, for every scenario NAME and round N, NAME.rN.json (fio
 JSON), NAME.rN_clat.*.log (per-IO completion latencies) and NAME.rN.cost
-(bench-guest.sh's cost_snap before and after the run), and idle.cost.
+(bench-guest.sh's cost_snap before and after the run), and idle.cost;
+NAME.rN.oom, the tasks the memory controller killed in the group (a
+round they ended has no NAME.rN.json, and its figures are of the others).
 """
 import argparse
 import datetime
@@ -59,7 +61,9 @@ TABLE = [("iops", "IOPS", "{:.1f}"), ("bw_kib_s", "KiB/s", "{:.0f}"),
          ("others_read_max_us", "others: read max", "ms"),
          ("meta_p50_us", "others: metadata op p50", "ms"),
          ("meta_p99_us", "others: metadata op p99", "ms"),
-         ("meta_max_us", "others: metadata op max", "ms")]
+         ("meta_max_us", "others: metadata op max", "ms"),
+         ("oom_kills", "OOM kills in the group (memory.events)", "{:.0f}"),
+         ("oom_ended_rounds", "rounds an OOM kill ended", "{:.0f}")]
 
 
 def header(path, key):
@@ -244,6 +248,10 @@ def metrics(d, name):
     minimum ("max" or "min" in the key: a stall seen once is a stall),
     the mean for the rest."""
     runs = []
+    # rounds in which the memory controller killed a task of the group
+    # (bench-guest.sh's NAME.rN.oom); a round it ended has no .json
+    killed = {p[:-len(".oom")]: numbers(p) or [0]
+              for p in glob.glob(os.path.join(d, name + ".r*.oom"))}
     for path in sorted(glob.glob(os.path.join(d, name + ".r*.json"))):
         stem = path[:-len(".json")]
         doc = fio_summary.load(path)
@@ -266,13 +274,18 @@ def metrics(d, name):
         if len(jobs) > 1:
             total["min_reader_iops"] = min(j["iops"] for j in jobs)
             total["max_reader_iops"] = max(j["iops"] for j in jobs)
+        if stem in killed:
+            total["oom_kills"] = sum(killed[stem])
         m = rounded(total)
         if len(jobs) > 1:
             m["readers"] = [rounded(j) for j in jobs]
         runs.append(m)
+    ended = len(killed) - sum(1 for r in runs if "oom_kills" in r)
     if not runs:
+        if ended:
+            return {"oom_ended_rounds": ended, "rounds_run": ended}
         sys.exit("no results for %s in %s" % (name, d))
-    if len(runs) == 1:
+    if len(runs) == 1 and not killed:
         return runs[0]
     m = {}
     for k, v in runs[0].items():
@@ -286,6 +299,10 @@ def metrics(d, name):
         else:
             m[k] = round(sum(vals) / len(vals), 3)
     m["rounds"] = runs
+    if killed:
+        m["oom_kills"] = sum(sum(k) for k in killed.values())
+        m["oom_ended_rounds"] = ended
+        m["rounds_run"] = len(runs) + ended
     return m
 
 
@@ -417,12 +434,14 @@ def summary_table(res):
         e = res[name]
         v, p = e["vanilla"], e[last]
         if "wbps=" in e["io_max"] and "charged_kib_s" in v:
-            rate = each(lambda m: "%.0f" % m["charged_kib_s"], e) + \
-                " KiB/s charged"
+            rate = each(lambda x: fmt(None, "{:.0f}", x), e,
+                        "charged_kib_s") + " KiB/s charged"
         elif rate_in_bytes(e["io_max"]):
-            rate = each(lambda m: "%.0f" % m["bw_kib_s"], e) + " KiB/s"
+            rate = each(lambda x: fmt(None, "{:.0f}", x), e,
+                        "bw_kib_s") + " KiB/s"
         else:
-            rate = each(lambda m: "%.1f" % m["iops"], e) + " IOPS"
+            rate = each(lambda x: fmt(None, "{:.1f}", x), e,
+                        "iops") + " IOPS"
         if "groups" in e:
             rate += " (%d groups)" % e["groups"]
         for k in KERNELS:
@@ -430,10 +449,16 @@ def summary_table(res):
                 rate += " (%s: %d readers past their file's end, read " \
                         "again from the page cache)" % (
                             k, e[k]["wrapped_readers"])
+        for k in KERNELS:
+            if e[k].get("oom_kills") or e[k].get("oom_ended_rounds"):
+                rate += " (%s: the memory controller killed %d of the " \
+                        "group's tasks, ending %d of %d rounds)" % (
+                            k, e[k].get("oom_kills", 0),
+                            e[k]["oom_ended_rounds"], e[k]["rounds_run"])
         rows.append("| %s | `%s` | %s | %s | %s | %s | %s | %s | %s |" % (
             name, e["io_max"], rate,
             each(lambda x: fmt("p99_us", "ms", x), e, "p99_us"),
-            ratio(p["p99_us"], v["p99_us"]),
+            ratio(p.get("p99_us"), v.get("p99_us")),
             each(lambda x: fmt("max_us", "ms", x), e, "max_us"),
             each(lambda x: fmt(None, "{:.0f}", x), e, "wakeups_per_s"),
             each(lambda x: fmt(None, "{:.1f}", x), e, "cpu_pct"),

@@ -85,6 +85,7 @@ CONTROL = [
     ("readahead.sh", "one reader through mmap at rbps=1MiB/s, wait for a window", 2.5),
     ("readahead.sh", "one open file, the group at rbps=1MiB/s, wait for a window", 2.5),
     ("readahead.sh", "eight readers on dm-linear, the limit on it, slowest read", 4),
+    ("readahead.sh", "reading ahead 8 MiB, one reader at rbps=1MiB/s, slowest read", 2.5),
 ]
 
 # a test's own KTAP lines, as the runner logs them: behind "# "

@@ -237,7 +237,7 @@ for job in "$@"; do
 
 	# a scenario given twice runs twice: NAME.r1.json, NAME.r2.json, ...
 	r=1
-	while [ -e "$OUT/$name.r$r.json" ]; do
+	while [ -e "$OUT/$name.r$r.json" ] || [ -e "$OUT/$name.r$r.oom" ]; do
 		r=$((r + 1))
 	done
 	res=$OUT/$name.r$r.json
@@ -290,7 +290,20 @@ for job in "$@"; do
 	done >"$OUT/$name.r$r.charged"
 	echo "$before ${after:-$(cost_snap)}" >"$OUT/$name.r$r.cost"
 	[ -z "$metapid" ] || wait "$metapid" || fiorc=meta
-	if [ "$fiorc" = 0 ]; then
+	# the memory controller's OOM kills in the group (memory.events):
+	# an outcome the scenario measures, not a failure of the run; a
+	# round whose fio they ended has no figures, only NAME.rN.oom
+	kills=0
+	[ -z "$memmax" ] ||
+		kills=$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.events")
+	if [ "${kills:-0}" -gt 0 ]; then
+		echo "$kills" >"$OUT/$name.r$r.oom"
+		echo "   the memory controller killed $kills of the group's tasks (memory.events oom_kill)"
+		[ "$fiorc" = 0 ] || { rm -f "$res"; fiorc=oom; }
+	fi
+	if [ "$fiorc" = oom ]; then
+		:
+	elif [ "$fiorc" = 0 ]; then
 		[ -n "$released" ] || io_record "$OUT/$name.r$r" "$disk0" "${iocgs[@]}"
 		eval "$(bt_stats "$res")"
 		spent=$((EPOCHSECONDS - t0))

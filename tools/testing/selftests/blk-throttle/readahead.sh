@@ -45,7 +45,15 @@
 #   files in folios of a block at least, CONFIG_TRANSPARENT_HUGEPAGE):
 #   one reader at rbps=1MiB/s reads from the device what was written,
 #   at the rate, its wait for a window about a block's (64 KiB takes
-#   62.5 ms; its p99 at most 70 ms tight, 125 wide).
+#   62.5 ms; its p99 at most 70 ms tight, 125 wide);
+# - a disk that reads ahead 8 MiB and takes reads of 4 MiB (7.3 reads
+#   ahead twice the largest read of a rotational disk that reports no
+#   optimal IO size), one reader at rbps=1MiB/s: its windows are cut to
+#   a quarter of the disk's, 2 MiB, each read in large folios and so in
+#   one device read: slowest read at most 3.5 s (tight: 2.5 s; 2 MiB
+#   takes 2 s, vanilla's 8 MiB windows 8 s), device reads of at least
+#   1.5 MiB on average (a window read in single pages takes a bio
+#   vector a page, and a bio holds at most 1 MiB of them).
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -136,7 +144,7 @@ ktap_print_header
 bt_require
 bt_require_nullb "readahead.sh makes filesystems"
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 21
+ktap_set_plan 23
 mkdir -p "$MNT"
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
@@ -325,5 +333,20 @@ else
 		ktap_test_skip "$lbs, $c ($why)"
 	done
 fi
+
+# a disk that reads ahead 8 MiB and takes 4 MiB in a read
+big=$BT_NAME-8m
+BT_MAX_SECTORS=8192 BT_MEMORY_BACKED=1 bt_make_nullb "$big"
+echo 8192 >"/sys/block/$big/queue/read_ahead_kb" ||
+	ktap_exit_fail_msg "cannot read ahead 8 MiB on /dev/$big"
+mkfs_mount "/dev/$big" || ktap_exit_fail_msg "cannot make ext4 on /dev/$big"
+BT_MAJMIN=$(cat "/sys/block/$big/dev")
+readers big 1 "$((BT_RUNTIME * 2))" rbps=1048576
+bt_at_most "reading ahead 8 MiB, one reader at rbps=1MiB/s, slowest read" \
+	"$MAX_MS" "$(bt_bound 2500 3500)" ms
+bt_between "reading ahead 8 MiB, one reader at rbps=1MiB/s, mean device read" \
+	"$MEAN_KIB" 1536 4096 KiB
+umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
+BT_MAJMIN=$NULLB_MAJMIN
 
 ktap_finished
