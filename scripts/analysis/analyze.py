@@ -283,7 +283,8 @@ def metrics(d, name):
     ended = len(killed) - sum(1 for r in runs if "oom_kills" in r)
     if not runs:
         if ended:
-            return {"oom_ended_rounds": ended, "rounds_run": ended}
+            return {"oom_kills": sum(sum(k) for k in killed.values()),
+                    "oom_ended_rounds": ended, "rounds_run": ended}
         sys.exit("no results for %s in %s" % (name, d))
     if len(runs) == 1 and not killed:
         return runs[0]

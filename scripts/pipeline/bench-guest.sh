@@ -299,7 +299,12 @@ for job in "$@"; do
 	if [ "${kills:-0}" -gt 0 ]; then
 		echo "$kills" >"$OUT/$name.r$r.oom"
 		echo "   the memory controller killed $kills of the group's tasks (memory.events oom_kill)"
-		[ "$fiorc" = 0 ] || { rm -f "$res"; fiorc=oom; }
+		case $fiorc in
+		0|meta) ;;
+		*)	echo "   fio: $(cat "$res.err")"
+			rm -f "$res" "$OUT/$name.r${r}_clat."*.log
+			fiorc=oom ;;
+		esac
 	fi
 	if [ "$fiorc" = oom ]; then
 		:
