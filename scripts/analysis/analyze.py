@@ -281,10 +281,11 @@ def metrics(d, name):
             m["readers"] = [rounded(j) for j in jobs]
         runs.append(m)
     ended = len(killed) - sum(1 for r in runs if "oom_kills" in r)
+    oom = {"oom_kills": sum(sum(k) for k in killed.values()),
+           "oom_ended_rounds": ended, "rounds_run": len(runs) + ended}
     if not runs:
         if ended:
-            return {"oom_kills": sum(sum(k) for k in killed.values()),
-                    "oom_ended_rounds": ended, "rounds_run": ended}
+            return oom
         sys.exit("no results for %s in %s" % (name, d))
     if len(runs) == 1 and not killed:
         return runs[0]
@@ -301,9 +302,7 @@ def metrics(d, name):
             m[k] = round(sum(vals) / len(vals), 3)
     m["rounds"] = runs
     if killed:
-        m["oom_kills"] = sum(sum(k) for k in killed.values())
-        m["oom_ended_rounds"] = ended
-        m["rounds_run"] = len(runs) + ended
+        m.update(oom)
     return m
 
 

@@ -306,9 +306,7 @@ for job in "$@"; do
 			fiorc=oom ;;
 		esac
 	fi
-	if [ "$fiorc" = oom ]; then
-		:
-	elif [ "$fiorc" = 0 ]; then
+	if [ "$fiorc" = 0 ]; then
 		[ -n "$released" ] || io_record "$OUT/$name.r$r" "$disk0" "${iocgs[@]}"
 		eval "$(bt_stats "$res")"
 		spent=$((EPOCHSECONDS - t0))
@@ -317,7 +315,7 @@ for job in "$@"; do
 			"$bkernel" $((bdone + nth)) "$btotal" "$name" "$iops" \
 			"$bw_kib_s" "$(ms "$p99_us")" "$(ms "$max_us")" \
 			$((spent / 60)) $((spent % 60)) $(( (left + 59) / 60 ))
-	else
+	elif [ "$fiorc" != oom ]; then
 		echo "   fio failed: $(cat "$res.err")"
 		rc=1
 	fi
