@@ -216,9 +216,13 @@ for job in "$@"; do
 	if [ -n "$fs" ]; then
 		mnt=/tmp/$BT_NAME-mnt
 		mkdir -p "$mnt"
-		force=-F
-		[ "$fs" != xfs ] || force=-f
-		if ! mkfs."$fs" -q "$force" "$BT_DEV" >/dev/null ||
+		# ext4's inode tables and journal zeroed now, not by
+		# ext4lazyinit during the run: it zeroes a group's inode
+		# table holding a journal handle, and a commit, so any
+		# fsync, waits for that (the kselftests' mkfs, too)
+		opts=(-F -E lazy_itable_init=0,lazy_journal_init=0)
+		[ "$fs" != xfs ] || opts=(-f)
+		if ! mkfs."$fs" -q "${opts[@]}" "$BT_DEV" >/dev/null ||
 		   ! mount "$BT_DEV" "$mnt"; then
 			echo "   cannot make $fs on $BT_DEV"
 			rc=1
