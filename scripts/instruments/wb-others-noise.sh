@@ -66,7 +66,7 @@ done
 # one row a round, of every run in build/out (RUN=NAME keeps a run's
 # directory apart from the next one's); NO_RUN=1 writes the table again
 python3 - "$BENCH_RUNTIME" "$S" "$BUILD"/out/wb-others-noise-*/ >"$OUT" <<-'PY'
-import glob, json, re, sys
+import glob, json, os, re, sys
 runtime, S = float(sys.argv[1]), sys.argv[2]
 print("# An unlimited group's fsync beside a throttled writer, and a canary\n")
 print("`scripts/instruments/wb-others-noise.sh`: bench/wb1m-others-ext4.fio "
@@ -83,7 +83,8 @@ print("`scripts/instruments/wb-others-noise.sh`: bench/wb1m-others-ext4.fio "
       % runtime)
 print("| kernel | round | others' slowest fsync | slowest metadata op | canary's latest wake-up | canary late >= 50 ms |")
 print("|---|---|---|---|---|---|")
-runs = sorted(sys.argv[3:], key=lambda r: open(r + "/started").read())
+runs = sorted((r for r in sys.argv[3:] if os.path.exists(r + "/canary")),
+              key=lambda r: open(r + "/started").read())
 for r in runs:
     v = open(r + "/kernel").read().strip()
     late = [tuple(map(float, l.split())) for l in open(r + "/canary")]
@@ -103,14 +104,18 @@ for r in runs:
             continue
         s = open(p).read()
         d = json.loads(s[s.index("{"):])       # after fio's warnings
-        end = d["timestamp_ms"] / 1000
+        # fio reports when its last job ends (the writer, held up to
+        # its release): the others ran from fio's start for their time
         o = [j for j in d["jobs"] if j["jobname"] == "others"][0]
+        start = d["timestamp_ms"] / 1000 - max(j["elapsed"] for j in d["jobs"])
+        end = start + o["job_runtime"] / 1000
         meta = json.load(open(p[:-len("json")] + "meta"))
         mm = max(max(x) for x in meta.values()) / 1000
-        c = [ms for t, ms in late if end - runtime <= t <= end]
-        print("| %s (%s) | %s | %.1f ms | %.1f ms | %.1f ms | %d |"
+        c = [ms for t, ms in late if start <= t <= end]
+        print("| %s (%s) | %s | %.1f ms | %.1f ms | %s | %d |"
               % (v, started, n, o["sync"]["lat_ns"]["max"] / 1e6, mm,
-                 max(c, default=0), sum(1 for x in c if x >= 50)))
+                 "%.1f ms" % max(c) if c else "under 10 ms",
+                 sum(1 for x in c if x >= 50)))
 PY
 # and the same scenario's rounds in each make bench the repository kept
 python3 - "$TOP" >>"$OUT" <<-'PY'
@@ -122,8 +127,8 @@ print("\nThe scenario's rounds in each `results/bench.json` of the "
       "repository's history (make bench, three rounds, run each in turn "
       "with the other headline scenarios, so that round 1 follows eleven "
       "of them): the other group's slowest fsync / slowest metadata "
-      "operation, ms, a round each; a dash for a round an OOM kill ended "
-      "or a kernel the run did not have. patched is the series as it was "
+      "operation, ms, a round each (a round an OOM kill ended is left "
+      "out); a dash for a kernel the run did not have. patched is the series as it was "
       "at that commit: with its writeback follow-up since 578425d.\n")
 print("| commit | made | vanilla | core | patched |")
 print("|---|---|---|---|---|")

@@ -218,8 +218,8 @@ for job in "$@"; do
 		mkdir -p "$mnt"
 		# ext4's inode tables and journal zeroed now, not by
 		# ext4lazyinit during the run: it zeroes a group's inode
-		# table holding a journal handle, and a commit, so any
-		# fsync, waits for that (the kselftests' mkfs, too)
+		# table holding a journal handle, which a commit, so an
+		# fsync, may wait for (the kselftests' mkfs, too)
 		opts=(-F -E lazy_itable_init=0,lazy_journal_init=0)
 		[ "$fs" != xfs ] || opts=(-f)
 		if ! mkfs."$fs" -q "${opts[@]}" "$BT_DEV" >/dev/null ||
