@@ -4,7 +4,7 @@
 # Does ext4's lazyinit thread, zeroing inode tables while a scenario
 # runs, delay the other group's fsync beside the throttled writer? It
 # zeroes each group's inode table holding a journal handle, which a
-# commit waits for. Runs writeback.sh's ext4 case under memory.max=256M
+# commit may wait for. Runs writeback.sh's ext4 case under memory.max=256M
 # as the kselftest makes ext4 (mkfs zeroes the tables), then twice with
 # mkfs's defaults (lazyinit zeroes them as the test runs), under
 # memory.max and without, on QEMU's virtual clock, for each of KERNELS

@@ -65,9 +65,12 @@ for v in $KERNELS; do
 done
 # one row a round, of every run in build/out (RUN=NAME keeps a run's
 # directory apart from the next one's); NO_RUN=1 writes the table again
-python3 - "$BENCH_RUNTIME" "$S" "$BUILD"/out/wb-others-noise-*/ >"$OUT" <<-'PY'
-import glob, json, os, re, sys
-runtime, S = float(sys.argv[1]), sys.argv[2]
+python3 - "$TOP" "$BENCH_RUNTIME" "$S" "$BUILD"/out/wb-others-noise-*/ >"$OUT" <<-'PY'
+import glob, os, re, sys
+top, runtime, S = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+# a round's figures as make bench's table has them
+sys.path.insert(0, os.path.join(top, "scripts", "analysis"))
+import analyze  # noqa: E402
 print("# An unlimited group's fsync beside a throttled writer, and a canary\n")
 print("`scripts/instruments/wb-others-noise.sh`: bench/wb1m-others-ext4.fio "
       "(null_blk, ext4, a writer at wbps=1MiB/s under memory.max=256M, "
@@ -83,37 +86,34 @@ print("`scripts/instruments/wb-others-noise.sh`: bench/wb1m-others-ext4.fio "
       % runtime)
 print("| kernel | round | others' slowest fsync | slowest metadata op | canary's latest wake-up | canary late >= 50 ms |")
 print("|---|---|---|---|---|---|")
-runs = sorted((r for r in sys.argv[3:] if os.path.exists(r + "/canary")),
+runs = sorted((r for r in sys.argv[4:] if os.path.exists(r + "/canary")),
               key=lambda r: open(r + "/started").read())
 for r in runs:
     v = open(r + "/kernel").read().strip()
     late = [tuple(map(float, l.split())) for l in open(r + "/canary")]
     started = "%s, %s" % (open(r + "/started").read().strip(),
                           open(r + "/commit").read().strip())
-    try:
-        if open(r + "/before").read().split():
-            started += ", after %d other scenarios" % len(
-                open(r + "/before").read().split())
-    except OSError:
-        pass
+    before = open(r + "/before").read().split() \
+        if os.path.exists(r + "/before") else []
+    if before:
+        started += ", after %d other scenarios" % len(before)
     rounds = glob.glob(r + "/" + S + ".r*.json") + glob.glob(r + "/" + S + ".r*.oom")
     for p in sorted(rounds, key=lambda p: int(re.search(r"\.r(\d+)\.", p)[1])):
         n = re.search(r"\.r(\d+)\.", p)[1]
         if p.endswith(".oom"):
             print("| %s (%s) | %s | the writer was OOM-killed | | | |" % (v, started, n))
             continue
-        s = open(p).read()
-        d = json.loads(s[s.index("{"):])       # after fio's warnings
+        d = analyze.fio_summary.load(p)
         # fio reports when its last job ends (the writer, held up to
         # its release): the others ran from fio's start for their time
         o = [j for j in d["jobs"] if j["jobname"] == "others"][0]
         start = d["timestamp_ms"] / 1000 - max(j["elapsed"] for j in d["jobs"])
         end = start + o["job_runtime"] / 1000
-        meta = json.load(open(p[:-len("json")] + "meta"))
-        mm = max(max(x) for x in meta.values()) / 1000
+        f = analyze.others(d, p[:-len("json")] + "meta")
         c = [ms for t, ms in late if start <= t <= end]
         print("| %s (%s) | %s | %.1f ms | %.1f ms | %s | %d |"
-              % (v, started, n, o["sync"]["lat_ns"]["max"] / 1e6, mm,
+              % (v, started, n, f["others_fsync_max_us"] / 1000,
+                 f["meta_max_us"] / 1000,
                  "%.1f ms" % max(c) if c else "under 10 ms",
                  sum(1 for x in c if x >= 50)))
 PY
