@@ -5,7 +5,7 @@ the cover letter (72 columns, no markup), from one or more bench.json
 files written by analyze.py.
 
   bench-table.py [--rates|--costs|--writes|--charged|--waits] \
-      [--scenarios=a,b] \
+      [--kernel=NAME] [--scenarios=a,b] \
       results/bench.json [...]
 
 --rates prints rate against the rbps limit, the device reads and their
@@ -18,6 +18,9 @@ with no limit waited for its fsyncs and metadata operations; --charged
 the same for readers behind rbps as well (their device reads); --waits
 prints, for readers held at their limit, the mean wait the rate sets
 beside how the reads share it (mean, percentiles, stdev).
+
+--kernel=NAME prints the figures of NAME (core, say: the core's own
+cover letter) where the tables print patched's, beside vanilla's.
 """
 import json
 import os
@@ -25,6 +28,23 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from analyze import emulator, rate_in_bytes, spread  # noqa: E402
+
+
+SHOWN = "patched"
+
+
+def label(k):
+    """The name a row of kernel k goes by: SHOWN for patched's figures."""
+    return SHOWN if k == "patched" else k
+
+
+def show(res, name):
+    """Put kernel name's figures where the tables read patched's."""
+    if isinstance(res, dict):
+        if "vanilla" in res and name in res:
+            res["patched"] = res[name]
+        for v in res.values():
+            show(v, name)
 
 
 def ms(us):
@@ -57,7 +77,7 @@ def table(res):
             m = e[k]
             jain = "%.3f" % m["jain"] if "readers" in m else ""
             out.append("%-15s %-8s %9s %7s %7s %7s %7s %6s" % (
-                name if k == "vanilla" else "", k, rate(e, k),
+                name if k == "vanilla" else "", label(k), rate(e, k),
                 ms(m["p50_us"]), ms(m["p99_us"]), ms(m["p999_us"]),
                 ms(m["max_us"]), jain))
     out += ["", "rate: KiB/s under an rbps limit, else IOPS; latency: fio"
@@ -67,7 +87,7 @@ def table(res):
                 " no limit," % name,
                 "mean of alternating rounds: vanilla %.1f%%%s," % (
                     100 * o["vanilla"], spread(o, "vanilla")),
-                "patched %.1f%%%s." % (100 * o["patched"],
+                SHOWN + " %.1f%%%s." % (100 * o["patched"],
                                        spread(o, "patched"))]
     return out
 
@@ -95,7 +115,8 @@ def rate_table(res):
         for k in ("vanilla", "patched"):
             m = e[k]
             out.append(fmt % (
-                name if k == "vanilla" else "", k, "%.0f" % m["bw_kib_s"],
+                name if k == "vanilla" else "", label(k),
+                "%.0f" % m["bw_kib_s"],
                 "%.1f" % (100 * m["bw_kib_s"] / lim) if lim else "-",
                 ms(m["p99_us"]), ms(m["max_us"]),
                 "%.0f" % m["rios"] if "rios" in m else "-",
@@ -113,7 +134,7 @@ def rate_table(res):
             " limit (of all", "the groups where each has it); latency: fio"
             " clat of a 4 KiB read, of", "the worst reader where several;"
             " reads: the group's device reads", "(io.stat rios) and their"
-            " mean size in KiB; ratio: patched / vanilla."]
+            " mean size in KiB; ratio: %s / vanilla." % SHOWN]
     return out
 
 
@@ -131,7 +152,8 @@ def wait_table(res):
         for k in ("vanilla", "patched"):
             m = e[k]
             out.append(fmt % (
-                name if k == "vanilla" else "", k, "%.0f" % m["bw_kib_s"],
+                name if k == "vanilla" else "", label(k),
+                "%.0f" % m["bw_kib_s"],
                 "%.2f" % (e["ideal_us"] / 1000.0) if "ideal_us" in e else "-",
                 "%.2f" % (m["mean_us"] / 1000.0), ms(m["p90_us"]),
                 ms(m["p99_us"]),
@@ -153,7 +175,7 @@ def cost_table(res):
         for k in ("vanilla", "patched"):
             m = e[k]
             out.append(fmt % (
-                name if k == "vanilla" else "", k, rate(e, k),
+                name if k == "vanilla" else "", label(k), rate(e, k),
                 ms(m["p99_us"]), "%.0f" % m.get("wakeups_per_s", 0),
                 "%.1f" % m.get("cpu_pct", 0)))
         if "min_reader_iops" in e["patched"]:
@@ -166,7 +188,7 @@ def cost_table(res):
     out += ["", "rate: KiB/s under an rbps limit alone, else IOPS (of all"
             " groups); p99:", "fio clat, of the worst reader; wakeups:"
             " TIMER + HRTIMER softirq runs", "a second in the guest (idle:"
-            " vanilla %.0f, patched %.0f); sys: system," % (
+            " vanilla %%.0f, %s %%.0f); sys: system," % SHOWN % (
                 idle.get("vanilla", {}).get("wakeups_per_s", 0),
                 idle.get("patched", {}).get("wakeups_per_s", 0)),
             "irq and softirq share of all vCPUs' time."]
@@ -198,7 +220,7 @@ def write_table(res, dirs="w"):
             ios, kib = (("wios", "mean_wbio_kib") if d == "w" else
                         ("rios", "mean_bio_kib"))
             out.append(fmt % (
-                name if k == "vanilla" else "", k,
+                name if k == "vanilla" else "", label(k),
                 "%.0f" % m["charged_kib_s"],
                 "%.1f" % (m["charged_kib_s"] * 102400.0 / lim),
                 "%.0f-%.0f" % (m["charged_min_kib_s"],
@@ -226,7 +248,7 @@ def write_table(res, dirs="w"):
         for k in ("vanilla", "patched"):
             m = res[name][k]
             out.append(fmt % (
-                name if k == "vanilla" else "", k,
+                name if k == "vanilla" else "", label(k),
                 ms(m["others_fsync_p99_us"]), ms(m["others_fsync_max_us"]),
                 ms(m.get("meta_max_us", 0)), "%.0f" % m.get("meta_ops", 0)))
     out += ["", "a group with no limit on the same filesystem: its 4 KiB"
@@ -245,12 +267,20 @@ def main(argv):
     if argv and argv[0] in views:
         view = views[argv[0]]
         argv = argv[1:]
+    global SHOWN
+    if argv and argv[0].startswith("--kernel="):
+        SHOWN = argv[0].split("=", 1)[1]
+        argv = argv[1:]
     if argv and argv[0].startswith("--scenarios="):
         only = argv[0].split("=", 1)[1].split(",")
         argv = argv[1:]
     for i, p in enumerate(argv):
         with open(p) as f:
             res = json.load(f)
+        if SHOWN != "patched":
+            if SHOWN not in res[res["scenarios"][0]]:
+                sys.exit("%s: no figures of %s" % (p, SHOWN))
+            show(res, SHOWN)
         if only:
             res["scenarios"] = [n for n in res["scenarios"] if n in only]
             res["overhead"] = {n: o for n, o in res.get("overhead", {}).items()

@@ -49,7 +49,8 @@ print(json.load(open(sys.argv[1])).get("patched_tree"))' "$1")" = "$tree" ]
 }
 of_tree "$TOP/results/bench.json" ||
 	die "results/bench.json is not of this series: run make bench first"
-tables=$(python3 "$TOP/scripts/analysis/bench-table.py" \
+# the core's cover letter: the core's figures beside 7.3's
+tables=$(python3 "$TOP/scripts/analysis/bench-table.py" --kernel=core \
 		--scenarios=seed000,rbps4k,readers16 "$TOP/results/bench.json"
 	 if of_tree "$TOP/results/hz250/bench.json"; then
 		echo
@@ -59,7 +60,7 @@ tables=$(python3 "$TOP/scripts/analysis/bench-table.py" \
 	 echo
 	 echo "What pacing costs: 4 KiB direct reads at high rates and in 100 groups:"
 	 echo
-	 python3 "$TOP/scripts/analysis/bench-table.py" --costs \
+	 python3 "$TOP/scripts/analysis/bench-table.py" --costs --kernel=core \
 		--scenarios=riops2000-psync,riops20000-psync,rbps1g-psync,groups100,qd32-highlimit \
 		"$TOP/results/bench.json" | sed 1,2d)
 base="Linux $(make -s -C "$LINUX" kernelversion) as shipped in Debian's $(lock package)
