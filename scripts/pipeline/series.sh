@@ -54,8 +54,9 @@ tables=$(python3 "$TOP/scripts/analysis/bench-table.py" --kernel=core \
 		--scenarios=seed000,rbps4k,readers16 "$TOP/results/bench.json"
 	 if of_tree "$TOP/results/hz250/bench.json"; then
 		echo
-		python3 "$TOP/scripts/analysis/bench-table.py" --scenarios=seed000 \
-			"$TOP/results/hz250/bench.json" | sed '/^rate:/,$d'
+		python3 "$TOP/scripts/analysis/bench-table.py" --kernel=core \
+			--scenarios=seed000 "$TOP/results/hz250/bench.json" |
+			sed '/^rate:/,$d'
 	 fi
 	 echo
 	 echo "What pacing costs: 4 KiB direct reads at high rates and in 100 groups:"
