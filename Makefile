@@ -29,7 +29,8 @@
 # INSN_DISK=virtio (make insn-count on a virtio-blk disk), BLKTESTS=DIR
 # (make blktests), KERNELS="vanilla core patched" (make bench adds the
 # core without its follow-ups), DEV, LABEL and BENCH_WRITE=1 (make bench
-# on your own machine), BEFORE and AFTER (make bench-merge),
+# on your own machine), GUEST_CPUS and BOOT_APPEND (a guest's vCPUs and
+# extra kernel command line), BEFORE and AFTER (make bench-merge),
 # BLK_THROTTLE_BOUNDS=wide|tight (the kselftests' timing bounds: wide on
 # the host's clock, tight on the virtual clock unless told).
 

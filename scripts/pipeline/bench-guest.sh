@@ -327,7 +327,13 @@ for job in "$@"; do
 	rm -f "$OUT/$name.r${r}_lat."*.log "$OUT/$name.r${r}_slat."*.log
 	# what the group left dirty goes at the device's speed
 	lift "$cg" "$memmax"
-	[ -z "$mnt" ] || { umount "$mnt"; rmdir "$mnt"; }
+	# a task the memory controller killed may hold the mount a while
+	# longer, until the writeback it waits for is done
+	for i in $( [ -z "$mnt" ] || seq 60); do
+		umount "$mnt" 2>/dev/null && { rmdir "$mnt"; break; }
+		[ "$i" -lt 60 ] || { umount "$mnt"; rc=1; }
+		sleep 1
+	done
 	[ "$run" = "$job" ] || rm -f "$run"
 	bt_cleanup
 	BT_NULLB=

@@ -42,7 +42,7 @@ case " $KERNELS " in
 *" patched "*) ;;
 *) die "KERNELS must name patched" ;;
 esac
-for v in RESULTS SCENARIOS ROUNDS BENCH_RUNTIME BENCH_DISK BENCH_FULL; do
+for v in RESULTS SCENARIOS ROUNDS BENCH_RUNTIME BENCH_DISK BENCH_FULL GUEST_CPUS BOOT_APPEND; do
 	[ -z "${!v:-}" ] || rerun="$rerun $v=\"${!v}\""
 done
 [ "$KERNELS" = "vanilla patched" ] || rerun="$rerun KERNELS=\"$KERNELS\""

@@ -69,6 +69,14 @@ stale=
 for p in "$TOP"/bench/*.patch; do
 	git -C "$LINUX" apply --check "$p" 2>/dev/null || stale="$stale ${p##*/}"
 done
+# bench/core/: on the pacing core alone (tree.sh's core+NAME)
+idx=$OUT/core.index
+GIT_INDEX_FILE=$idx git -C "$LINUX" read-tree core
+for p in "$TOP"/bench/core/*.patch; do
+	GIT_INDEX_FILE=$idx git -C "$LINUX" apply --cached --check "$p" 2>/dev/null ||
+		stale="$stale core/${p##*/}"
+done
+rm -f "$idx"
 [ -z "$stale" ] || die "bench/ patches that no longer apply on the series:$stale"
-echo "bench/: $(ls "$TOP"/bench/*.patch | wc -l) experiment patches apply on the series"
+echo "bench/: $(ls "$TOP"/bench/*.patch "$TOP"/bench/core/*.patch | wc -l) experiment patches apply on the series or its core"
 say "checkpatch --strict: clean ($OUT)"

@@ -21,7 +21,9 @@
 #
 # An experiment is the series with a patch of bench/ on top, never
 # exported: the variant NAME for which bench/NAME.patch exists has that
-# patch (window-4ms: the series with a dispatch window of 4 ms).
+# patch (window-4ms: the series with a dispatch window of 4 ms); the
+# variant core+NAME has bench/core/NAME.patch on the pacing core alone,
+# an idea parked as a follow-up (core+lockfree: v2's lock-free path).
 # The variant "patch-N" is the series up to its N-th patch (the N-th line
 # of patches/series): the kernel a patch's own figures are measured on.
 # The variants "fixes" and "core" are the series up to the end of that
@@ -127,16 +129,17 @@ fixes|core)
 	want=$VARIANT
 	;;
 *)
-	xpatch=$TOP/bench/$VARIANT.patch
+	on=patched xpatch=$TOP/bench/$VARIANT.patch
+	case $VARIANT in core+*) on=core xpatch=$TOP/bench/core/${VARIANT#core+}.patch ;; esac
 	[ -f "$xpatch" ] ||
-		die "usage: tree.sh [vanilla|patched|fixes|core|patch-N|NAME] (bench/NAME.patch)"
+		die "usage: tree.sh [vanilla|patched|fixes|core|patch-N|core+NAME|NAME] (bench/NAME.patch, bench/core/NAME.patch)"
 	want=$VARIANT
 	xstamp=$(cat "$LINUX/.git/patched-stamp" "$xpatch" | sha256sum | cut -d' ' -f1)
 	if [ "$(cat "$LINUX/.git/$VARIANT-stamp" 2>/dev/null)" != "$xstamp" ] ||
 	   ! g rev-parse -q --verify "$VARIANT" >/dev/null; then
-		g checkout -q -f -B "$VARIANT" patched
+		g checkout -q -f -B "$VARIANT" "$on"
 		g clean -q -fdx -e /.git
-		am "$xpatch" "bench/${xpatch##*/} does not apply on the series"
+		am "$xpatch" "bench/${xpatch##*/} does not apply on $on"
 		echo "$xstamp" >"$LINUX/.git/$VARIANT-stamp"
 	fi
 	;;
