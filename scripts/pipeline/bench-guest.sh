@@ -327,13 +327,15 @@ for job in "$@"; do
 	rm -f "$OUT/$name.r${r}_lat."*.log "$OUT/$name.r${r}_slat."*.log
 	# what the group left dirty goes at the device's speed
 	lift "$cg" "$memmax"
-	# a task the memory controller killed may hold the mount a while
-	# longer, until the writeback it waits for is done
-	for i in $( [ -z "$mnt" ] || seq 60); do
-		umount "$mnt" 2>/dev/null && { rmdir "$mnt"; break; }
-		[ "$i" -lt 60 ] || { umount "$mnt"; rc=1; }
-		sleep 1
-	done
+	if [ -n "$mnt" ]; then
+		# a task the memory controller killed may hold the mount a
+		# while longer, until the writeback it waits for is done
+		for _ in $(seq 59); do
+			umount "$mnt" 2>/dev/null && break
+			sleep 1
+		done
+		{ ! mountpoint -q "$mnt" || umount "$mnt"; } && rmdir "$mnt" || rc=1
+	fi
 	[ "$run" = "$job" ] || rm -f "$run"
 	bt_cleanup
 	BT_NULLB=

@@ -62,21 +62,20 @@ disorder() {
 rm -f "$OUT"/M.*
 echo "MAINTAINERS: in parse-maintainers.pl order"
 
-# Every experiment of bench/ is the series with a patch on top
-# (tree.sh): each must still apply, or its figures in results/
-# could not be rerun.
-stale=
-for p in "$TOP"/bench/*.patch; do
-	git -C "$LINUX" apply --check "$p" 2>/dev/null || stale="$stale ${p##*/}"
-done
-# bench/core/: on the pacing core alone (tree.sh's core+NAME)
-idx=$OUT/core.index
-GIT_INDEX_FILE=$idx git -C "$LINUX" read-tree core
-for p in "$TOP"/bench/core/*.patch; do
-	GIT_INDEX_FILE=$idx git -C "$LINUX" apply --cached --check "$p" 2>/dev/null ||
-		stale="$stale core/${p##*/}"
-done
-rm -f "$idx"
+# Every experiment of bench/ is the series with a patch on top, and of
+# bench/core/ the pacing core alone (tree.sh): each must still apply,
+# or its figures in results/ could not be rerun.
+# stale_on REV DIR: the patches of DIR that do not apply on REV
+stale_on() {
+	local idx=$OUT/index.$1 p
+	GIT_INDEX_FILE=$idx git -C "$LINUX" read-tree "$1"
+	for p in "$2"/*.patch; do
+		GIT_INDEX_FILE=$idx git -C "$LINUX" apply --cached --check "$p" \
+			2>/dev/null || printf ' %s' "${p#"$TOP"/bench/}"
+	done
+	rm -f "$idx"
+}
+stale=$(stale_on patched "$TOP/bench"; stale_on core "$TOP/bench/core")
 [ -z "$stale" ] || die "bench/ patches that no longer apply on the series:$stale"
 echo "bench/: $(ls "$TOP"/bench/*.patch "$TOP"/bench/core/*.patch | wc -l) experiment patches apply on the series or its core"
 say "checkpatch --strict: clean ($OUT)"
