@@ -84,6 +84,15 @@ def host_steal(d):
         return None
 
 
+def clocksource(d):
+    """The clocksource the guest ended on, as boot.sh recorded it."""
+    try:
+        with open(os.path.join(d, "clocksource")) as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
 def rounded(d):
     return {k: round(v, 3) if isinstance(v, float) else v
             for k, v in d.items()}
@@ -584,6 +593,7 @@ def main():
         "runtime_s": a.runtime,
         "patched_tree": a.patched_tree,
         "steal_pct": {k: host_steal(dirs[k]) for k in KERNELS},
+        "clocksource": {k: clocksource(dirs[k]) for k in KERNELS},
         "idle": {k: rounded(cost(os.path.join(dirs[k], "idle.cost")))
                  for k in KERNELS},
         "scenarios": [],
@@ -606,6 +616,9 @@ def main():
                   "during the boots of %s (steal, see boot.sh)." % (
                       " / ".join(str(res["steal_pct"][k]) for k in KERNELS),
                       " / ".join(KERNELS)))
+    if None not in res["clocksource"].values():
+        md[2] += (" The guests ended on the clocksource %s (boot.sh)." %
+                  " / ".join(res["clocksource"][k] for k in KERNELS))
     os.makedirs(a.out, exist_ok=True)
     for job in jobs:
         name = os.path.basename(job)[:-len(".fio")]

@@ -38,6 +38,8 @@
 # about, since timings taken on the host's clock then stall with it
 # (make bench reports it beside its figures; on QEMU's virtual clock,
 # where make test judges times, it changes nothing the guest measures).
+# OUTDIR/clocksource: the clocksource the guest ended on (make bench
+# reports it too), with a warning if the guest marked one unstable.
 #
 # BOOT_QEMU_OPTS: extra QEMU options (vng --qemu-opts), e.g. a TCG plugin;
 # BOOT_APPEND: extra kernel command line; BOOT_DISK=FILE: a raw image the
@@ -137,6 +139,15 @@ while :; do
 	echo "$steal" >"$OUTDIR/host-steal-percent"
 	[ "$steal" -lt 10 ] ||
 		warn "the host lost $steal% of its CPU time to steal during this boot (/proc/stat): timings in it are suspect"
+	# the clocksource the guest ended on: under TCG the clocksource
+	# watchdog may find the emulated TSC skewed against the HPET (seen
+	# with 8 vCPUs on 2 host cores, 20 to 35 s after boot) and switch to
+	# the HPET, whose every read goes through the emulator: the guest's
+	# costs change under the run (BOOT_APPEND=tsc=reliable keeps the TSC)
+	cs=$(grep -o 'Switched to clocksource [^ ]*' "$OUTDIR/console.log" | tail -n 1)
+	echo "${cs##* }" >"$OUTDIR/clocksource"
+	! grep -q 'Marking clocksource .* as unstable' "$OUTDIR/console.log" ||
+		warn "the guest marked a clocksource unstable and switched to ${cs##* }: timings on the host's clock in it are suspect (console: $OUTDIR/console.log)"
 
 	# the OOM killer's report (a cgroup over its memory.max, as vanilla's
 	# throttled writer is in writeback.sh, which counts the kills) has a
