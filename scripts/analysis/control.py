@@ -83,6 +83,7 @@ CONTROL = [
     ("readahead.sh", "one reader at rbps=1MiB/s, wait for a window", 2.5),
     ("readahead.sh", "eight readers at rbps=1MiB/s, slowest read", 4),
     ("readahead.sh", "one reader through mmap at rbps=1MiB/s, wait for a window", 2.5),
+    ("readahead.sh", "one reader hinting POSIX_FADV_SEQUENTIAL at rbps=1MiB/s, wait for a window", 2.5),
     ("readahead.sh", "one open file, the group at rbps=1MiB/s, wait for a window", 2.5),
     ("readahead.sh", "eight readers on dm-linear, the limit on it, slowest read", 4),
     ("readahead.sh", "reading ahead 8 MiB, one reader at rbps=1MiB/s, slowest read", 2.5),

@@ -40,10 +40,11 @@ stable-*)
 esac
 
 # Fragments, in order: the guest base, what a distribution kernel has
-# that io.max depends on, what every variant needs, the symbols the
-# series adds (not on vanilla), the HZ choice, debug options.
+# that io.max depends on, the system calls the guest's programs make,
+# what every variant needs, the symbols the series adds (not on
+# vanilla), the HZ choice, debug options.
 frags=("$TOP/kconfig/base.config" "$TOP/kconfig/distro.config"
-	"$TOP/kconfig/blk-throttle.config")
+	"$TOP/kconfig/syscalls.config" "$TOP/kconfig/blk-throttle.config")
 if [ "$VARIANT" != vanilla ] && [ -f "$TOP/kconfig/series.config" ]; then
 	# those the tree has: a patch-N variant may stop before a patch that
 	# adds one

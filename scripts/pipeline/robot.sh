@@ -59,7 +59,8 @@ trees=($(for c in "${commits[@]}"; do robot_tree "$c"; done))
 touched=$(git -C "$LINUX" diff --name-only "base..$REV" -- '*.c')
 
 # what each check adds to tinyconfig and the guest's fragments (all of
-# kconfig/ but the debug, KCSAN and blktests ones: what make test boots)
+# kconfig/ but the debug, KCSAN, blktests and syscalls ones: what make
+# test boots, but fadvise(2) and madvise(2))
 extra() {
 	case $1 in
 	gcc|i386|clang|arm32) printf '%s\n' CONFIG_FTRACE=y CONFIG_BLK_DEV_IO_TRACE=y ;;

@@ -9,8 +9,9 @@
 # through soon, 32 KiB at the least, and keeps one window per reader
 # waiting, not two.
 #
-# On ext4 on the test device, caches dropped, 4 KiB buffered reads, each
-# run BT_RUNTIME seconds, the group's device reads counted in io.stat:
+# On ext4 on the test device, caches dropped, 4 KiB buffered reads with
+# no fadvise(2) hint, as most programs read, each run BT_RUNTIME
+# seconds, the group's device reads counted in io.stat:
 # - one reader at rbps=1MiB/s: its wait for a window (window() below:
 #   p99 at most 60 ms, tight: slowest read at most 45 ms; a 32 KiB window
 #   takes 31 ms, vanilla's 128 KiB ones 125 ms); device reads of at least
@@ -39,6 +40,11 @@
 #   another's;
 # - one reader through mmap(2) at rbps=1MiB/s: wait for a window and
 #   device reads as above;
+# - one reader that hints POSIX_FADV_SEQUENTIAL, as cat and cp do, which
+#   doubles the file's readahead to 256 KiB, at rbps=1MiB/s: its windows
+#   are cut to a quarter of that, 64 KiB, 62.5 ms at the limit (vanilla's
+#   256 KiB ones 250 ms): p99 at most 120 ms, tight: slowest read at most
+#   90 ms; device reads of at least 56 KiB on average;
 # - eight readers on a dm-linear device over the test device, the limit
 #   on the dm device: slowest read and rate as on the bare device;
 # - XFS with 64 KiB blocks on the test device (the page cache holds its
@@ -102,18 +108,22 @@ rates() {
 	done
 }
 
-# readers NAME JOBS MIB LIMIT [ENGINE] - JOBS sequential 4 KiB readers,
-# each of its own file of MIB MiB, in a new group with io.max LIMIT on
-# BT_MAJMIN, for BT_RUNTIME seconds after the caches are dropped; ENGINE psync
-# (read(2), the default) or mmap. Sets MAX_MS and P99_MS (the slowest
+# readers NAME JOBS MIB LIMIT [ENGINE [HINT]] - JOBS sequential 4 KiB
+# readers, each of its own file of MIB MiB, in a new group with io.max
+# LIMIT on BT_MAJMIN, for BT_RUNTIME seconds after the caches are
+# dropped; ENGINE psync (read(2), the default) or mmap; HINT 1 to hint
+# sequential reading (fio's fadvise_hint: POSIX_FADV_SEQUENTIAL, or
+# MADV_SEQUENTIAL through mmap), 0 (the default) for none. Sets MAX_MS and P99_MS (the slowest
 # read and the 99th percentile), READS and MEAN_KIB (the group's device
 # reads and their mean size), RATE (B/s charged over the middle half
 # of the run) and THP_SHARE (the % of the bytes read that the page cache
 # holds in folios of a huge page at the end: FileHugePages).
 readers() {
-	local name=$1 jobs=$2 mib=$3 limit=$4 engine=${5:-psync} cg out pid thp
+	local name=$1 jobs=$2 mib=$3 limit=$4 engine=${5:-psync} hint=${6:-0}
+	local cg out pid thp
 	local args=(--name="$name" --directory="$MNT" --rw=read --bs=4k
-		    --ioengine="$engine" --size="${mib}M" --numjobs="$jobs")
+		    --ioengine="$engine" --fadvise_hint="$hint"
+		    --size="${mib}M" --numjobs="$jobs")
 
 	cg=$(bt_cgroup "$name")
 	out=$BT_OUTDIR/$BT_NAME-$name.json
@@ -141,22 +151,22 @@ readers() {
 	THP_SHARE=$(awk -v a="$thp" -v b="$(file_thp_kib)" \
 		-v r="$(bt_iostat "$cg" rbytes)" \
 		'BEGIN { printf "%.0f", r ? (b - a) * 1024 * 100 / r : 0 }')
-	ktap_print_msg "$name: $jobs x $engine, io.max $limit: slowest read" \
+	ktap_print_msg "$name: $jobs x $engine (hint $hint), io.max $limit: slowest read" \
 		"$MAX_MS ms, p99 $P99_MS ms; $READS device reads of $MEAN_KIB KiB;" \
 		"$RATE B/s over the middle half; $THP_SHARE% of it read in huge pages"
 	rm -rf "${MNT:?}/$name".*
 }
 
-# window DESC MAX_MS P99_MS - a reader's wait for its window at
-# rbps=1MiB/s. With 32 KiB windows every 8th 4 KiB read (12.5%) waits
-# 31 ms; with vanilla's 128 KiB windows every 32nd (3%) waits 125 ms;
-# either is the p99. Tight: the slowest read, at most 45 ms. Wide (a
-# host's clock, where one stall of the machine can be any run's slowest
-# read): the p99, at most 60 ms.
+# window DESC MAX_MS P99_MS [TIGHT WIDE] - a reader's wait for its
+# window at rbps=1MiB/s. With 32 KiB windows every 8th 4 KiB read
+# (12.5%) waits 31 ms; with vanilla's 128 KiB windows every 32nd (3%)
+# waits 125 ms; either is the p99. Tight: the slowest read, at most
+# TIGHT ms (45). Wide (a host's clock, where one stall of the machine can
+# be any run's slowest read): the p99, at most WIDE ms (60).
 window() {
 	case ${BLK_THROTTLE_BOUNDS:-wide} in
-	tight) bt_at_most "$1, wait for a window (slowest read)" "$2" 45 ms ;;
-	*) bt_at_most "$1, wait for a window (p99 read)" "$3" 60 ms ;;
+	tight) bt_at_most "$1, wait for a window (slowest read)" "$2" "${4:-45}" ms ;;
+	*) bt_at_most "$1, wait for a window (p99 read)" "$3" "${5:-60}" ms ;;
 	esac
 }
 
@@ -164,7 +174,7 @@ ktap_print_header
 bt_require
 bt_require_nullb "readahead.sh makes filesystems"
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 25
+ktap_set_plan 27
 mkdir -p "$MNT"
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
@@ -299,6 +309,12 @@ readers mmap 1 "$((BT_RUNTIME * 2))" rbps=1048576 mmap
 window "one reader through mmap at rbps=1MiB/s" "$MAX_MS" "$P99_MS"
 bt_between "one reader through mmap at rbps=1MiB/s, mean device read" \
 	"$MEAN_KIB" 28 1024 KiB
+
+readers fadv 1 "$((BT_RUNTIME * 2))" rbps=1048576 psync 1
+window "one reader hinting POSIX_FADV_SEQUENTIAL at rbps=1MiB/s" "$MAX_MS" \
+	"$P99_MS" 90 120
+bt_between "one reader hinting POSIX_FADV_SEQUENTIAL at rbps=1MiB/s, mean device read" \
+	"$MEAN_KIB" 56 1024 KiB
 
 umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
 if bt_make_linear "$NULLB_DEV" "$NULLB_MAJMIN"; then
