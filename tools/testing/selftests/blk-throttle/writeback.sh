@@ -152,10 +152,13 @@ beside() {
 	echo "$BT_MAJMIN wbps=1048576" >"$w/io.max"
 	# the writer runs until it is stopped; the others start once its
 	# writeback has (the dirty background threshold reached: some
-	# seconds on a slow machine)
+	# seconds on a slow machine). It writes and nothing else: fio's
+	# default invalidation, posix_fadvise(POSIX_FADV_DONTNEED) each time
+	# it starts the file again, would have the writer's own task write
+	# back every dirty page of the file at once, not the flusher.
 	"${BT_IN_CGROUP[@]}" "$w" fio --name=writer --filename="$MNT/w" \
 		--rw=write --bs=64k --size=640M --ioengine=psync --thread \
-		--fallocate=none --time_based --runtime=3600 \
+		--fallocate=none --invalidate=0 --time_based --runtime=3600 \
 		--output="$out" >/dev/null 2>&1 &
 	fiopid=$!
 	# (a kernel that holds the writer's first bio for longer, if it
@@ -283,7 +286,8 @@ scale() {
 		echo "$BT_MAJMIN wbps=1048576" >"$w/io.max"
 		"${BT_IN_CGROUP[@]}" "$w" fio --name="w$i" --filename="$MNT/w$i" \
 			--rw=write --bs=64k --size=256M --ioengine=psync \
-			--thread --fallocate=none --time_based --runtime=3600 \
+			--thread --fallocate=none --invalidate=0 \
+			--time_based --runtime=3600 \
 			--output=/dev/null >/dev/null 2>&1 &
 		PIDS="$PIDS $!"
 	done
