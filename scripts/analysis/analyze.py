@@ -75,21 +75,14 @@ def header(path, key):
     return None
 
 
-def host_steal(d):
-    """The host's steal during a boot, in %, as boot.sh recorded it."""
+def recorded(d, name, conv=str):
+    """What boot.sh recorded in the file NAME of the run directory D, by
+    CONV (None if it is missing, empty or not CONV's)."""
     try:
-        with open(os.path.join(d, "host-steal-percent")) as f:
-            return int(f.read())
+        with open(os.path.join(d, name)) as f:
+            text = f.read().strip()
+        return conv(text) if text else None
     except (OSError, ValueError):
-        return None
-
-
-def clocksource(d):
-    """The clocksource the guest ended on, as boot.sh recorded it."""
-    try:
-        with open(os.path.join(d, "clocksource")) as f:
-            return f.read().strip() or None
-    except OSError:
         return None
 
 
@@ -592,8 +585,10 @@ def main():
             datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "runtime_s": a.runtime,
         "patched_tree": a.patched_tree,
-        "steal_pct": {k: host_steal(dirs[k]) for k in KERNELS},
-        "clocksource": {k: clocksource(dirs[k]) for k in KERNELS},
+        "steal_pct": {k: recorded(dirs[k], "host-steal-percent", int)
+                      for k in KERNELS},
+        "clocksource": {k: recorded(dirs[k], "clocksource")
+                        for k in KERNELS},
         "idle": {k: rounded(cost(os.path.join(dirs[k], "idle.cost")))
                  for k in KERNELS},
         "scenarios": [],

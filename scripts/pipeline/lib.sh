@@ -29,10 +29,10 @@ ICOUNT_OPTS="-icount shift=0,sleep=off"
 # The scenarios of bench/ that make bench runs by default: the seed
 # scenario, an odd rate, bps pacing, sixteen readers, a hundred groups,
 # high rates, far above the limits and none, eight buffered readers, the
-# writeback stall
+# writeback stall, and the stall behind writeback a writer starts itself
 BENCH_HEADLINE="seed000 riops37 rbps4k readers16 groups100 riops2000-psync
 	riops20000-psync qd32-highlimit qd32-nolimit rbps1g-psync ra1m-8r
-	wb1m-others-ext4"
+	wb1m-others-ext4 wb1m-sfr-others-ext4"
 
 # kernel_tree REV - an id of what REV's kernel image is built from: its
 # tree but tools/ and Documentation/, so that a selftest or a document

@@ -45,6 +45,10 @@
 #   are cut to a quarter of that, 64 KiB, 62.5 ms at the limit (vanilla's
 #   256 KiB ones 250 ms): p99 at most 120 ms, tight: slowest read at most
 #   90 ms; device reads of at least 56 KiB on average;
+# - one reader through mmap(2) with MADV_SEQUENTIAL (and, from fio, the
+#   POSIX_FADV_SEQUENTIAL above), whose faults ask the sync readahead
+#   path for a window: its wait as the hinting reader's (vanilla's 256
+#   KiB windows 250 ms); device reads of at least 28 KiB on average;
 # - eight readers on a dm-linear device over the test device, the limit
 #   on the dm device: slowest read and rate as on the bare device;
 # - XFS with 64 KiB blocks on the test device (the page cache holds its
@@ -174,7 +178,7 @@ ktap_print_header
 bt_require
 bt_require_nullb "readahead.sh makes filesystems"
 BT_MEMORY_BACKED=1 bt_setup_dev
-ktap_set_plan 27
+ktap_set_plan 29
 mkdir -p "$MNT"
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
@@ -315,6 +319,12 @@ window "one reader hinting POSIX_FADV_SEQUENTIAL at rbps=1MiB/s" "$MAX_MS" \
 	"$P99_MS" 90 120
 bt_between "one reader hinting POSIX_FADV_SEQUENTIAL at rbps=1MiB/s, mean device read" \
 	"$MEAN_KIB" 56 1024 KiB
+
+readers madv 1 "$((BT_RUNTIME * 2))" rbps=1048576 mmap 1
+window "one reader through mmap with MADV_SEQUENTIAL at rbps=1MiB/s" \
+	"$MAX_MS" "$P99_MS" 90 120
+bt_between "one reader through mmap with MADV_SEQUENTIAL at rbps=1MiB/s, mean device read" \
+	"$MEAN_KIB" 28 1024 KiB
 
 umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
 if bt_make_linear "$NULLB_DEV" "$NULLB_MAJMIN"; then
