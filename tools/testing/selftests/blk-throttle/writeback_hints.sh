@@ -17,9 +17,11 @@
 # second.
 # - At most 1 MiB under writeback (a quarter of a second of the limit is
 #   the flusher's bound). Calls that start all they are asked for leave
-#   hundreds of MiB there (7.3: 200 MiB and more).
+#   tens of MiB there (7.3: 41 MiB, as much as dirty throttling lets the
+#   writer dirty before it waits).
 # - The other group's slowest fsync of a 4 KiB write, and its slowest
 #   mkdir, create and rename made durable, at most 1 s (tight: 500 ms).
+#   7.3's fsyncs wait up to 2 s each (6 in 10 s), the series' 5 ms at most.
 # Then, in a group with no limit, 16 MiB written and the call made once:
 # - The call starts the writeback of all 16 MiB but 1 MiB at most: where
 #   nothing holds a cgroup back, it starts all, as before.
