@@ -31,7 +31,7 @@ set -u
 HZ=${1:-${HZ:-1000}}
 export CLOCK=virtual
 # (those the series installs: SERIES=core has no follow-up's tests)
-TIMING="tail_latency.sh pacing.sh regressions.sh stacked.sh waits.sh writeback.sh readahead.sh"
+TIMING="tail_latency.sh pacing.sh regressions.sh stacked.sh waits.sh writeback.sh writeback_hints.sh readahead.sh"
 # cpus.sh reads from every CPU: a guest of its own, of as many vCPUs as
 # the guest's kernel allows (NR_CPUS, kconfig/base.config; the debug
 # variant, which allows more, runs it on twelve: make test-debug)

@@ -13,8 +13,8 @@
 # makes the call over each MiB it has written, as a database smoothing
 # its writes does; once its writeback has begun, a group with no limit
 # makes small writes and metadata durable (fsync_loop.py) for half of
-# BT_RUNTIME, and the machine's pages under writeback are sampled each
-# second.
+# BT_RUNTIME, and the machine's pages under writeback are sampled every
+# 100 ms.
 # - At most 1 MiB under writeback (a quarter of a second of the limit is
 #   the flusher's bound). Calls that start all they are asked for leave
 #   tens of MiB there (7.3: 41 MiB, as much as dirty throttling lets the
@@ -22,6 +22,12 @@
 # - The other group's slowest fsync of a 4 KiB write, and its slowest
 #   mkdir, create and rename made durable, at most 1 s (tight: 500 ms).
 #   7.3's fsyncs wait up to 2 s each (6 in 10 s), the series' 5 ms at most.
+# Then 4 MiB written in a new group at wbps=1MiB/s, nothing of it queued
+# yet, and the call made once over the file:
+# - The group is charged 128 KiB to 1 MiB in the next 3 s: the call
+#   starts what the flusher could queue now (about a quarter of a second
+#   of the limit: 384 KiB measured), not nothing, and not all 4 MiB
+#   (7.3 queues all of it, and 2 MiB has gone by then).
 # Then, in a group with no limit, 16 MiB written and the call made once:
 # - The call starts the writeback of all 16 MiB but 1 MiB at most: where
 #   nothing holds a cgroup back, it starts all, as before.
@@ -46,7 +52,7 @@ bt_require
 bt_require_nullb "writeback_hints.sh makes a filesystem"
 BT_MEMORY_BACKED=1
 bt_setup_dev
-ktap_set_plan 8
+ktap_set_plan 10
 mkdir -p "$MNT"
 half=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')
 quarter=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')
@@ -77,9 +83,15 @@ if mib:
     hint(0, 0)
 '
 
-# writeback_kib - the machine's pages under writeback, in KiB
+# writeback_kib - set WB_KIB to the machine's pages under writeback, in
+# KiB, read by the shell itself (no program is started ten times a second)
 writeback_kib() {
-	awk '$1 == "Writeback:" { print $2 }' /proc/meminfo
+	local key val _
+
+	while read -r key val _; do
+		[ "$key" = Writeback: ] && break
+	done </proc/meminfo
+	WB_KIB=$val
 }
 
 # dirty_kib - the machine's dirty pages, in KiB
@@ -109,10 +121,10 @@ for call in dontneed sync_file_range; do
 		"$half" >"$BT_OUTDIR/$BT_NAME-loop" &
 	looppid=$!
 	queued=0
-	for _ in $(seq "${half%.*}"); do
-		bt_sleep 1
-		q=$(writeback_kib)
-		[ "$q" -le "$queued" ] || queued=$q
+	for _ in $(seq $((${half%.*} * 10))); do
+		bt_sleep 0.1
+		writeback_kib
+		[ "$WB_KIB" -le "$queued" ] || queued=$WB_KIB
 	done
 	wait "$looppid" || ktap_exit_fail_msg "fsync_loop.py failed"
 	kill "$PID"
@@ -124,6 +136,15 @@ for call in dontneed sync_file_range; do
 	echo "$BT_MAJMIN wbps=max" >"$w/io.max"
 	sync
 
+	idle=$(bt_cgroup "$call-idle")
+	echo "$BT_MAJMIN wbps=1048576" >"$idle/io.max"
+	"${BT_IN_CGROUP[@]}" "$idle" python3 -c "$HINTS" "$call" "$MNT/i" 4 ||
+		ktap_exit_fail_msg "$what failed at wbps=1MiB/s"
+	bt_sleep 3
+	read -r _ _ once < <(bt_charged "$idle")
+	echo "$BT_MAJMIN wbps=max" >"$idle/io.max"
+	sync
+
 	before=$(dirty_kib)
 	"${BT_IN_CGROUP[@]}" "$free" python3 -c "$HINTS" "$call" "$MNT/f" 16 ||
 		ktap_exit_fail_msg "$what failed with no limit"
@@ -133,13 +154,16 @@ for call in dontneed sync_file_range; do
 	ktap_print_msg "$what at wbps=1MiB/s: at most $queued KiB under" \
 		"writeback, $((charged / 1024)) KiB written; beside it $n_fsync" \
 		"fsyncs, slowest $fsync_ms ms, $n_meta metadata operations," \
-		"slowest $meta_ms ms; with no limit, $started KiB of 16384 started"
+		"slowest $meta_ms ms; made once over 4 MiB, $((once / 1024)) KiB" \
+		"written in 3 s; with no limit, $started KiB of 16384 started"
 	bt_at_most "$what at wbps=1MiB/s: pages under writeback" \
 		"$queued" 1024 KiB
 	bt_at_most "$what at wbps=1MiB/s: another group's slowest fsync of 4 KiB" \
 		"${fsync_ms%.*}" "$(bt_bound 500 1000)" ms
 	bt_at_most "$what at wbps=1MiB/s: another group's slowest mkdir, create, rename" \
 		"${meta_ms%.*}" "$(bt_bound 500 1000)" ms
+	bt_between "$what once at wbps=1MiB/s: written in the next 3 s" \
+		"$((once / 1024))" 128 1024 KiB
 	bt_between "$what with no limit: the writeback it started" \
 		"$started" 15360 17408 KiB
 done
