@@ -34,6 +34,11 @@ BT_LINEAR=	# the dm-linear device made
 BT_CGROOT=
 BT_DEV=
 BT_MAJMIN=
+# where a test mounts a filesystem it makes ("$BT_MNT-2" and so on for
+# more), and the tasks it starts in the background that use it: bt_cleanup
+# kills those tasks, then unmounts and removes each such directory
+BT_MNT=$BT_OUTDIR/$BT_NAME-mnt
+BT_PIDS=
 # what bt_cleanup undoes: mounts made, the io controller enabled, the
 # null_blk module loaded by this test
 BT_UNDO_CGMOUNT=
@@ -457,7 +462,17 @@ at_most() {
 }
 
 bt_cleanup() {
-	local cg nb
+	local cg nb m
+
+	if [ -n "$BT_PIDS" ]; then
+		kill $BT_PIDS 2>/dev/null
+		wait
+	fi
+	BT_PIDS=
+	for m in "$BT_MNT" "$BT_MNT"-*; do
+		mountpoint -q "$m" && umount "$m"
+		[ -d "$m" ] && rmdir "$m"
+	done
 	for cg in "$BT_CGROOT/$BT_NAME"-*; do
 		[ -d "$cg" ] || continue
 		bt_move_procs "$cg" "$BT_CGROOT" >/dev/null

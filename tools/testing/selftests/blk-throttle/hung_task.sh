@@ -20,7 +20,6 @@ DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/blk_throttle_lib.sh"
 
 SYS=/proc/sys/kernel
-MNT=$BT_OUTDIR/$BT_NAME-mnt
 OLD_TIMEOUT= OLD_WARNINGS= PID= CG=
 ht_cleanup() {
 	# a task the limit still holds goes once it is lifted
@@ -28,8 +27,6 @@ ht_cleanup() {
 	[ -n "$PID" ] && wait "$PID"
 	[ -n "$OLD_TIMEOUT" ] && echo "$OLD_TIMEOUT" >"$SYS/hung_task_timeout_secs"
 	[ -n "$OLD_WARNINGS" ] && echo "$OLD_WARNINGS" >"$SYS/hung_task_warnings"
-	mountpoint -q "$MNT" && umount "$MNT"
-	[ -d "$MNT" ] && rmdir "$MNT"
 	bt_cleanup
 }
 trap ht_cleanup EXIT
@@ -44,9 +41,9 @@ fi
 BT_MEMORY_BACKED=1
 bt_setup_dev
 ktap_set_plan 3
-mkdir -p "$MNT"
+mkdir -p "$BT_MNT"
 mkfs.ext4 -q -F "$BT_DEV" >/dev/null || ktap_exit_fail_msg "cannot make ext4"
-mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount ext4"
+mount "$BT_DEV" "$BT_MNT" || ktap_exit_fail_msg "cannot mount ext4"
 CG=$(bt_cgroup fsync)
 echo "$BT_MAJMIN wbps=1" >"$CG/io.max"
 
@@ -55,7 +52,7 @@ OLD_WARNINGS=$(cat "$SYS/hung_task_warnings")
 echo 0 >"$SYS/hung_task_warnings"
 echo 10 >"$SYS/hung_task_timeout_secs"
 read -r count0 <"$SYS/hung_task_detect_count"
-"${BT_IN_CGROUP[@]}" "$CG" dd if=/dev/zero of="$MNT/f" bs=64k count=16 \
+"${BT_IN_CGROUP[@]}" "$CG" dd if=/dev/zero of="$BT_MNT/f" bs=64k count=16 \
 	conv=fsync status=none &
 PID=$!
 t0=$EPOCHREALTIME

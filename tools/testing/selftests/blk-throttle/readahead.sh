@@ -75,21 +75,14 @@ DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
 . "$DIR/blk_throttle_lib.sh"
 
-MNT=$BT_OUTDIR/$BT_NAME-mnt
 # BT_RUNTIME, but 20 s at least, for the cases whose reads are charged
 # in pieces too large for a shorter run (below)
 RUNTIME20=$((BT_RUNTIME > 20 ? BT_RUNTIME : 20))
-ra_cleanup() {
-	mountpoint -q "$MNT" && umount "$MNT"
-	[ -d "$MNT" ] && rmdir "$MNT"
-	bt_cleanup
-}
-trap ra_cleanup EXIT
 
-# mkfs_mount DEV - a new ext4 on DEV, mounted on MNT
+# mkfs_mount DEV - a new ext4 on DEV, mounted on BT_MNT
 mkfs_mount() {
 	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 -F "$1" \
-		>/dev/null 2>&1 && mount "$1" "$MNT"
+		>/dev/null 2>&1 && mount "$1" "$BT_MNT"
 }
 
 # file_thp_kib - KiB of file pages in folios of a huge page, system-wide
@@ -125,7 +118,7 @@ rates() {
 readers() {
 	local name=$1 jobs=$2 mib=$3 limit=$4 engine=${5:-psync} hint=${6:-0}
 	local cg out pid thp
-	local args=(--name="$name" --directory="$MNT" --rw=read --bs=4k
+	local args=(--name="$name" --directory="$BT_MNT" --rw=read --bs=4k
 		    --ioengine="$engine" --fadvise_hint="$hint"
 		    --size="${mib}M" --numjobs="$jobs")
 
@@ -158,7 +151,7 @@ readers() {
 	ktap_print_msg "$name: $jobs x $engine (hint $hint), io.max $limit: slowest read" \
 		"$MAX_MS ms, p99 $P99_MS ms; $READS device reads of $MEAN_KIB KiB;" \
 		"$RATE B/s over the middle half; $THP_SHARE% of it read in huge pages"
-	rm -rf "${MNT:?}/$name".*
+	rm -rf "${BT_MNT:?}/$name".*
 }
 
 # window DESC MAX_MS P99_MS [TIGHT WIDE] - a reader's wait for its
@@ -179,7 +172,7 @@ bt_require
 bt_require_nullb "readahead.sh makes filesystems"
 BT_MEMORY_BACKED=1 bt_setup_dev
 ktap_set_plan 29
-mkdir -p "$MNT"
+mkdir -p "$BT_MNT"
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
 mkfs_mount "$BT_DEV" || ktap_exit_fail_msg "cannot make ext4"
@@ -205,7 +198,7 @@ bt_between "one reader at riops=100, mean device read" "$MEAN_KIB" 56 1024 KiB
 # a group at rbps=1MiB/s reads beside the one with no limit
 cg=$(bt_cgroup sibling)
 echo "$BT_MAJMIN rbps=1048576" >"$cg/io.max"
-"${BT_IN_CGROUP[@]}" "$cg" fio --name=sibling --directory="$MNT" --rw=read \
+"${BT_IN_CGROUP[@]}" "$cg" fio --name=sibling --directory="$BT_MNT" --rw=read \
 	--bs=4k --size=64M --time_based --runtime=$((BT_RUNTIME + 5)) \
 	>/dev/null 2>&1 &
 sibling=$!
@@ -220,12 +213,12 @@ bt_between "no limit, beside a group at rbps=1MiB/s, mean device read" \
 lim=$(bt_cgroup after-limited)
 free=$(bt_cgroup after-free)
 echo "$BT_MAJMIN rbps=1048576" >"$lim/io.max"
-head -c 16M /dev/zero >"$MNT/after"
+head -c 16M /dev/zero >"$BT_MNT/after"
 sync
 echo 3 >/proc/sys/vm/drop_caches
-"${BT_IN_CGROUP[@]}" "$lim" dd if="$MNT/after" of=/dev/null bs=4k count=1024 \
-	status=none || ktap_exit_fail_msg "dd failed"
-"${BT_IN_CGROUP[@]}" "$free" dd if="$MNT/after" of=/dev/null bs=4k \
+"${BT_IN_CGROUP[@]}" "$lim" dd if="$BT_MNT/after" of=/dev/null bs=4k \
+	count=1024 status=none || ktap_exit_fail_msg "dd failed"
+"${BT_IN_CGROUP[@]}" "$free" dd if="$BT_MNT/after" of=/dev/null bs=4k \
 	status=none || ktap_exit_fail_msg "dd failed"
 rios=$(bt_iostat "$free" rios)
 mean=$(bt_mean_read_kib "$free")
@@ -233,7 +226,7 @@ ktap_print_msg "after: ${rios:-0} device reads of $mean KiB with no limit," \
 	"$(bt_iostat "$lim" rios) at rbps=1MiB/s before"
 bt_between "no limit, after a reader at rbps=1MiB/s of the same file, mean device read" \
 	"$mean" 56 1024 KiB
-rm -f "$MNT/after"
+rm -f "$BT_MNT/after"
 
 # three groups read through one open file, each from its own offset,
 # far enough apart that none finds another's pages cached (uncharged):
@@ -246,11 +239,12 @@ echo "$BT_MAJMIN rbps=1048576" >"$slow/io.max"
 echo "$BT_MAJMIN rbps=4194304" >"$fast/io.max"
 off_fast=$(( (BT_RUNTIME * 2 + 8) << 20 ))
 off_free=$(( off_fast + ((BT_RUNTIME * 8 + 8) << 20) ))
-head -c $(( off_free + ((BT_RUNTIME * 4 + 8) << 20) )) /dev/zero >"$MNT/shared" ||
+head -c $(( off_free + ((BT_RUNTIME * 4 + 8) << 20) )) /dev/zero \
+	>"$BT_MNT/shared" ||
 	ktap_exit_fail_msg "shared: cannot write the file"
 sync
 echo 3 >/proc/sys/vm/drop_caches
-python3 - "$MNT/shared" "$BT_RUNTIME" "$slow" 0 0 "$fast" "$off_fast" 0 \
+python3 - "$BT_MNT/shared" "$BT_RUNTIME" "$slow" 0 0 "$fast" "$off_fast" 0 \
 	"$free" "$off_free" 0.001 >"$BT_OUTDIR/$BT_NAME-shared" <<-'PY' &
 	import os, signal, sys, time
 	fd = os.open(sys.argv[1], os.O_RDONLY)
@@ -307,7 +301,7 @@ window "one open file, the group at rbps=1MiB/s" "${max_slow:-99999}" \
 	"${p99_slow:-99999}"
 bt_between "one open file, the group with no limit, mean device read" \
 	"$mean" "$(bt_bound 38 30)" 1024 KiB
-rm -f "$MNT/shared" "$BT_OUTDIR/$BT_NAME-shared"
+rm -f "$BT_MNT/shared" "$BT_OUTDIR/$BT_NAME-shared"
 
 readers mmap 1 "$((BT_RUNTIME * 2))" rbps=1048576 mmap
 window "one reader through mmap at rbps=1MiB/s" "$MAX_MS" "$P99_MS"
@@ -326,7 +320,7 @@ window "one reader through mmap with MADV_SEQUENTIAL at rbps=1MiB/s" \
 bt_between "one reader through mmap with MADV_SEQUENTIAL at rbps=1MiB/s, mean device read" \
 	"$MEAN_KIB" 28 1024 KiB
 
-umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
+umount "$BT_MNT" || ktap_exit_fail_msg "cannot unmount"
 if bt_make_linear "$NULLB_DEV" "$NULLB_MAJMIN"; then
 	BT_MAJMIN=$BT_LINEAR_MAJMIN
 	mkfs_mount "$BT_LINEAR_DEV" || ktap_exit_fail_msg "cannot make ext4 on dm"
@@ -335,7 +329,7 @@ if bt_make_linear "$NULLB_DEV" "$NULLB_MAJMIN"; then
 		"$MAX_MS" "$(bt_bound 400 800)" ms
 	bt_within "eight readers on dm-linear, the limit on it, rate" "$RATE" \
 		1048576 "$(bt_bound 1 5)" B/s
-	umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
+	umount "$BT_MNT" || ktap_exit_fail_msg "cannot unmount"
 	bt_remove_linear
 	BT_MAJMIN=$NULLB_MAJMIN
 else
@@ -349,7 +343,7 @@ if command -v mkfs.xfs >/dev/null && grep -qw xfs /proc/filesystems &&
    [ -d /sys/kernel/mm/transparent_hugepage ]; then
 	mkfs.xfs -q -f -b size=65536 "$NULLB_DEV" >/dev/null ||
 		ktap_exit_fail_msg "cannot make XFS with 64 KiB blocks"
-	mount -t xfs "$NULLB_DEV" "$MNT" ||
+	mount -t xfs "$NULLB_DEV" "$BT_MNT" ||
 		ktap_exit_fail_msg "cannot mount XFS with 64 KiB blocks"
 	# 20 s at least: a block is charged whole, 62.5 ms of the limit,
 	# 1.25% of the middle half of a 10 s run (the rate once read 1.08%
@@ -360,13 +354,14 @@ if command -v mkfs.xfs >/dev/null && grep -qw xfs /proc/filesystems &&
 	bt_at_most "$lbs, wait for a window (p99 read)" "$P99_MS" \
 		"$(bt_bound 70 125)" ms
 	bt_within "$lbs, rate" "$RATE" 1048576 "$(bt_bound 1 5)" B/s
-	read -r want _ < <(head -c 4M /dev/urandom | tee "$MNT/data" | sha256sum)
+	read -r want _ < <(head -c 4M /dev/urandom | tee "$BT_MNT/data" |
+			  sha256sum)
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	cg=$(bt_cgroup lbs-data)
 	echo "$BT_MAJMIN rbps=1048576" >"$cg/io.max"
-	read -r got _ < <("${BT_IN_CGROUP[@]}" "$cg" dd if="$MNT/data" bs=4k \
-			 status=none | sha256sum)
+	read -r got _ < <("${BT_IN_CGROUP[@]}" "$cg" dd if="$BT_MNT/data" \
+			 bs=4k status=none | sha256sum)
 	rbytes=$(bt_iostat "$cg" rbytes)
 	ktap_print_msg "lbs: $(bt_iostat "$cg" rios) device reads of" \
 		"$(bt_mean_read_kib "$cg") KiB for 4 MiB"
@@ -374,7 +369,7 @@ if command -v mkfs.xfs >/dev/null && grep -qw xfs /proc/filesystems &&
 	same=false
 	[ "$got" = "$want" ] && [ "${rbytes:-0}" -ge $((4 << 20)) ] && same=true
 	bt_judge "$lbs, the data read from the device is the data written" "$same"
-	umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
+	umount "$BT_MNT" || ktap_exit_fail_msg "cannot unmount"
 else
 	why="no mkfs.xfs, CONFIG_XFS_FS or CONFIG_TRANSPARENT_HUGEPAGE"
 	for c in "wait for a window (p99 read)" rate \
@@ -407,20 +402,20 @@ else
 fi
 # a file's first read: readahead's own window; the inode is read
 # beforehand, outside the group
-head -c 16M /dev/zero >"$MNT/head"
+head -c 16M /dev/zero >"$BT_MNT/head"
 sync
 echo 3 >/proc/sys/vm/drop_caches
-stat "$MNT/head" >/dev/null
+stat "$BT_MNT/head" >/dev/null
 cg=$(bt_cgroup head)
 echo "$BT_MAJMIN rbps=1048576" >"$cg/io.max"
-"${BT_IN_CGROUP[@]}" "$cg" dd if="$MNT/head" of=/dev/null bs=4k count=1 \
+"${BT_IN_CGROUP[@]}" "$cg" dd if="$BT_MNT/head" of=/dev/null bs=4k count=1 \
 	status=none || ktap_exit_fail_msg "dd failed"
 rbytes=$(bt_iostat "$cg" rbytes)
 ktap_print_msg "head: $(bt_iostat "$cg" rios) device reads of" \
 	"$(bt_mean_read_kib "$cg") KiB for 4 KiB"
 bt_between "$ra8m, a 4 KiB read at a file's start, read from the device" \
 	$(( ${rbytes:-0} >> 10 )) 4 64 KiB
-umount "$MNT" || ktap_exit_fail_msg "cannot unmount"
+umount "$BT_MNT" || ktap_exit_fail_msg "cannot unmount"
 BT_MAJMIN=$NULLB_MAJMIN
 
 ktap_finished

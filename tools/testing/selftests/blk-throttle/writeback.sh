@@ -78,17 +78,8 @@ DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
 . "$DIR/blk_throttle_lib.sh"
 
-MNT=$BT_OUTDIR/$BT_NAME-mnt
 UNDO_MEMORY=
 wb_cleanup() {
-	local m
-
-	[ -z "$PIDS" ] || kill $PIDS 2>/dev/null
-	wait
-	for m in "$MNT" "$MNT-2"; do
-		mountpoint -q "$m" && umount "$m"
-		[ -d "$m" ] && rmdir "$m"
-	done
 	bt_cleanup
 	[ -n "$UNDO_MEMORY" ] &&
 		echo -memory >"$BT_CGROOT/cgroup.subtree_control" 2>/dev/null
@@ -106,13 +97,12 @@ if ! grep -qw memory "$BT_CGROOT/cgroup.subtree_control"; then
 		ktap_exit_fail_msg "cannot enable the memory controller"
 	UNDO_MEMORY=1
 fi
-mkdir -p "$MNT"
+mkdir -p "$BT_MNT"
 half=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')
 quarter=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')
 NULLB_DEV=$BT_DEV
 NULLB_MAJMIN=$BT_MAJMIN
 OTHER_MBPS=100	# the second device's rate, MiB/s
-PIDS=
 
 # skip_all LABEL WHY MEMORY_MAX - beside's test points, skipped (the OOM
 # killer's unless MEMORY_MAX is max)
@@ -131,7 +121,7 @@ skip_all() {
 # four with MEMORY_MAX=max (no OOM check)
 beside() {
 	local fs=$1 mem=$2 label=${5:-$1} w o out=$BT_OUTDIR/$BT_NAME-writer.json
-	local fiopid looppid t b ts bs secs q queued oom events
+	local looppid t b ts bs secs q queued oom events
 	local n_fsync fsync_ms n_meta meta_ms rate
 
 	if ! command -v "mkfs.$fs" >/dev/null; then
@@ -144,8 +134,8 @@ beside() {
 	ext4) mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 -F "$BT_DEV" ;;
 	xfs) mkfs.xfs -q -f "$BT_DEV" ;;
 	esac >/dev/null || ktap_exit_fail_msg "cannot make $fs on $BT_DEV"
-	mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount $fs"
-	mkdir "$MNT/o"
+	mount "$BT_DEV" "$BT_MNT" || ktap_exit_fail_msg "cannot mount $fs"
+	mkdir "$BT_MNT/o"
 	w=$(bt_cgroup "${label// /-}-writer")
 	o=$(bt_cgroup "${label// /-}-others")
 	echo "$mem" >"$w/memory.max"
@@ -156,16 +146,16 @@ beside() {
 	# default invalidation, posix_fadvise(POSIX_FADV_DONTNEED) each time
 	# it starts the file again, would have the writer's own task write
 	# back every dirty page of the file at once, not the flusher.
-	"${BT_IN_CGROUP[@]}" "$w" fio --name=writer --filename="$MNT/w" \
+	"${BT_IN_CGROUP[@]}" "$w" fio --name=writer --filename="$BT_MNT/w" \
 		--rw=write --bs=64k --size=640M --ioengine=psync --thread \
 		--fallocate=none --invalidate=0 --time_based --runtime=3600 \
 		--output="$out" >/dev/null 2>&1 &
-	fiopid=$!
+	BT_PIDS=$!
 	# (a kernel that holds the writer's first bio for longer, if it
 	# is as large as many seconds of the limit, fails the checks below)
 	bt_wait_started "$w" $((BT_RUNTIME * 2)) ||
 		ktap_print_msg "$label: the writer charged nothing in $((BT_RUNTIME * 2)) s"
-	"${BT_IN_CGROUP[@]}" "$o" python3 "$DIR/fsync_loop.py" "$MNT/o" \
+	"${BT_IN_CGROUP[@]}" "$o" python3 "$DIR/fsync_loop.py" "$BT_MNT/o" \
 		"$BT_RUNTIME" >"$BT_OUTDIR/$BT_NAME-loop" &
 	looppid=$!
 	bt_sleep "$quarter"
@@ -179,8 +169,9 @@ beside() {
 		[ "${q:-0}" -le "$queued" ] || queued=$q
 	done
 	wait "$looppid" || ktap_exit_fail_msg "fsync_loop.py failed on $label"
-	kill "$fiopid" 2>/dev/null
-	wait "$fiopid"
+	kill "$BT_PIDS" 2>/dev/null
+	wait "$BT_PIDS"
+	BT_PIDS=
 	oom=$(awk '$1 == "oom_kill" { print $2 }' "$w/memory.events")
 	events=$(awk '{ printf " %s %s", $1, $2 }' "$w/memory.events")
 	read -r n_fsync fsync_ms n_meta meta_ms <"$BT_OUTDIR/$BT_NAME-loop"
@@ -200,7 +191,7 @@ beside() {
 		printf "%.0f%s\n", rate, secs }')
 	# the writer's dirty pages go at once when it is let go
 	echo "$BT_MAJMIN wbps=max" >"$w/io.max"
-	umount "$MNT" || ktap_exit_fail_msg "cannot unmount $label"
+	umount "$BT_MNT" || ktap_exit_fail_msg "cannot unmount $label"
 
 	ktap_print_msg "$label: $n_fsync fsyncs, slowest ${fsync_ms} ms; $n_meta" \
 		"metadata operations, slowest ${meta_ms} ms; writer charged" \
@@ -232,7 +223,7 @@ usage_ms() {
 # write_other CGROUP NAME - in CGROUP, write 128 MiB to NAME on the
 # second device and fsync it; WROTE_MS is the time it took
 write_other() {
-	"${BT_IN_CGROUP[@]}" "$1" dd if=/dev/zero of="$MNT-2/$2" bs=1M \
+	"${BT_IN_CGROUP[@]}" "$1" dd if=/dev/zero of="$BT_MNT-2/$2" bs=1M \
 		count=128 conv=fsync 2>"$BT_OUTDIR/$BT_NAME-dd" ||
 		ktap_exit_fail_msg "dd failed: $(cat "$BT_OUTDIR/$BT_NAME-dd")"
 	read -r _ WROTE_MS < <(bt_dd_time "$BT_OUTDIR/$BT_NAME-dd")
@@ -258,16 +249,17 @@ scale() {
 	BT_DEV=$NULLB_DEV BT_MAJMIN=$NULLB_MAJMIN
 	if [ -n "$other" ]; then
 		[ -b "$dev2" ] || bt_make_nullb "${BT_NAME}b" "$OTHER_MBPS"
-		mkdir -p "$MNT-2"
+		mkdir -p "$BT_MNT-2"
 		mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 -F \
 			"$dev2" >/dev/null || ktap_exit_fail_msg "cannot make ext4 on $dev2"
-		mount "$dev2" "$MNT-2" || ktap_exit_fail_msg "cannot mount $dev2"
+		mount "$dev2" "$BT_MNT-2" ||
+			ktap_exit_fail_msg "cannot mount $dev2"
 	fi
 	# shellcheck disable=SC2086 # $journal is two words or none
 	mkfs.ext4 -q $journal -E lazy_itable_init=0,lazy_journal_init=0 -F \
 		"$BT_DEV" >/dev/null || ktap_exit_fail_msg "cannot make ext4 on $BT_DEV"
-	mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount $BT_DEV"
-	mkdir "$MNT/o"
+	mount "$BT_DEV" "$BT_MNT" || ktap_exit_fail_msg "cannot mount $BT_DEV"
+	mkdir "$BT_MNT/o"
 	o=$(bt_cgroup "$tag-free")
 
 	# the unlimited writer on the second device, alone
@@ -284,17 +276,17 @@ scale() {
 		ws+=("$w")
 		echo 64M >"$w/memory.max"
 		echo "$BT_MAJMIN wbps=1048576" >"$w/io.max"
-		"${BT_IN_CGROUP[@]}" "$w" fio --name="w$i" --filename="$MNT/w$i" \
-			--rw=write --bs=64k --size=256M --ioengine=psync \
+		"${BT_IN_CGROUP[@]}" "$w" fio --name="w$i" \
+			--filename="$BT_MNT/w$i" --rw=write --bs=64k --size=256M --ioengine=psync \
 			--thread --fallocate=none --invalidate=0 \
 			--time_based --runtime=3600 \
 			--output=/dev/null >/dev/null 2>&1 &
-		PIDS="$PIDS $!"
+		BT_PIDS="$BT_PIDS $!"
 	done
 	bt_wait_started "$w" $((BT_RUNTIME * 2)) ||
 		ktap_print_msg "$label: the last writer charged nothing in $((BT_RUNTIME * 2)) s"
 	bt_sleep "$quarter"
-	"${BT_IN_CGROUP[@]}" "$o" python3 "$DIR/fsync_loop.py" "$MNT/o" \
+	"${BT_IN_CGROUP[@]}" "$o" python3 "$DIR/fsync_loop.py" "$BT_MNT/o" \
 		"$half" >"$BT_OUTDIR/$BT_NAME-loop" &
 	looppid=$!
 	bt_sleep "$quarter"
@@ -311,13 +303,13 @@ scale() {
 	fi
 	read -r n_fsync fsync_ms n_meta meta_ms <"$BT_OUTDIR/$BT_NAME-loop"
 	rm -f "$BT_OUTDIR/$BT_NAME-loop" "$BT_OUTDIR/$BT_NAME-dd"
-	kill $PIDS 2>/dev/null
+	kill $BT_PIDS 2>/dev/null
 	wait
-	PIDS=
+	BT_PIDS=
 	for i in $(seq 16); do
 		echo "$BT_MAJMIN wbps=max" >"$BT_CGROOT/$BT_NAME-$tag-$i/io.max"
 	done
-	umount "$MNT" && { [ -z "$other" ] || umount "$MNT-2"; } ||
+	umount "$BT_MNT" && { [ -z "$other" ] || umount "$BT_MNT-2"; } ||
 		ktap_exit_fail_msg "cannot unmount $label's filesystems"
 
 	ktap_print_msg "$label: on the first device $n_fsync fsyncs, slowest" \

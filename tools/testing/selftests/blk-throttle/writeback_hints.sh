@@ -31,23 +31,13 @@
 #   of the limit: 384 KiB measured), not nothing, and not all 4 MiB
 #   (7.3 queues all of it, and 2 MiB has gone by then).
 # Then, in a group with no limit, 16 MiB written and the call made once:
-# - The call starts the writeback of all 16 MiB but 1 MiB at most: where
-#   nothing holds a cgroup back, it starts all, as before.
+# - By the time the call returns, the group has been charged all 16 MiB
+#   but 1 MiB at most: where nothing holds a cgroup back, the call
+#   starts all, as before.
 
 DIR="$(dirname "$(readlink -f "$0")")"
 . "$DIR/../kselftest/ktap_helpers.sh"
 . "$DIR/blk_throttle_lib.sh"
-
-MNT=$BT_OUTDIR/$BT_NAME-mnt
-PID=
-hints_cleanup() {
-	[ -z "$PID" ] || kill "$PID" 2>/dev/null
-	wait
-	mountpoint -q "$MNT" && umount "$MNT"
-	[ -d "$MNT" ] && rmdir "$MNT"
-	bt_cleanup
-}
-trap hints_cleanup EXIT
 
 ktap_print_header
 bt_require
@@ -55,7 +45,7 @@ bt_require_nullb "writeback_hints.sh makes a filesystem"
 BT_MEMORY_BACKED=1
 bt_setup_dev
 ktap_set_plan 12
-mkdir -p "$MNT"
+mkdir -p "$BT_MNT"
 half=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 2 }')
 quarter=$(awk -v t="$BT_RUNTIME" 'BEGIN { print t / 4 }')
 
@@ -85,15 +75,14 @@ if mib:
     hint(0, 0)
 '
 
-# meminfo_kib KEY - set KIB to the machine's KEY in /proc/meminfo
-# ("Dirty:", "Writeback:"), in KiB, read by the shell itself: no program
-# is started ten times a second
-meminfo_kib() {
+# writeback_kib - set KIB to the machine's pages under writeback, in
+# KiB, read by the shell itself: no program is started ten times a second
+writeback_kib() {
 	local key val _
 
 	KIB=0
 	while read -r key val _; do
-		[ "$key" = "$1" ] && KIB=$val && return
+		[ "$key" = Writeback: ] && KIB=$val && return
 	done </proc/meminfo
 }
 
@@ -104,32 +93,32 @@ for call in dontneed sync_file_range; do
 	esac
 	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 -F "$BT_DEV" \
 		>/dev/null || ktap_exit_fail_msg "cannot make ext4"
-	mount "$BT_DEV" "$MNT" || ktap_exit_fail_msg "cannot mount ext4"
-	mkdir "$MNT/o"
+	mount "$BT_DEV" "$BT_MNT" || ktap_exit_fail_msg "cannot mount ext4"
+	mkdir "$BT_MNT/o"
 	w=$(bt_cgroup "$call-writer")
 	o=$(bt_cgroup "$call-others")
 	free=$(bt_cgroup "$call-free")
 	echo "$BT_MAJMIN wbps=1048576" >"$w/io.max"
 
-	"${BT_IN_CGROUP[@]}" "$w" python3 -c "$HINTS" "$call" "$MNT/w" 0 &
-	PID=$!
+	"${BT_IN_CGROUP[@]}" "$w" python3 -c "$HINTS" "$call" "$BT_MNT/w" 0 &
+	BT_PIDS=$!
 	bt_wait_started "$w" $((BT_RUNTIME * 2)) ||
 		ktap_print_msg "$what: the writer charged nothing in $((BT_RUNTIME * 2)) s"
-	"${BT_IN_CGROUP[@]}" "$o" python3 "$DIR/fsync_loop.py" "$MNT/o" \
+	"${BT_IN_CGROUP[@]}" "$o" python3 "$DIR/fsync_loop.py" "$BT_MNT/o" \
 		"$half" >"$BT_OUTDIR/$BT_NAME-loop" &
 	looppid=$!
 	read -r t0 _ b0 < <(bt_charged "$w")
 	queued=0
 	for _ in $(seq $((${half%.*} * 10))); do
 		bt_sleep 0.1
-		meminfo_kib Writeback:
+		writeback_kib
 		[ "$KIB" -le "$queued" ] || queued=$KIB
 	done
 	read -r t1 _ b1 < <(bt_charged "$w")
 	wait "$looppid" || ktap_exit_fail_msg "fsync_loop.py failed"
-	kill "$PID"
-	wait "$PID"
-	PID=
+	kill "$BT_PIDS"
+	wait "$BT_PIDS"
+	BT_PIDS=
 	read -r n_fsync fsync_ms n_meta meta_ms <"$BT_OUTDIR/$BT_NAME-loop"
 	rm -f "$BT_OUTDIR/$BT_NAME-loop"
 	rate=$(awk -v b="$((b1 - b0))" -v t="$t0" -v u="$t1" \
@@ -139,20 +128,18 @@ for call in dontneed sync_file_range; do
 
 	idle=$(bt_cgroup "$call-idle")
 	echo "$BT_MAJMIN wbps=1048576" >"$idle/io.max"
-	"${BT_IN_CGROUP[@]}" "$idle" python3 -c "$HINTS" "$call" "$MNT/i" 4 ||
-		ktap_exit_fail_msg "$what failed at wbps=1MiB/s"
+	"${BT_IN_CGROUP[@]}" "$idle" python3 -c "$HINTS" "$call" \
+		"$BT_MNT/i" 4 || ktap_exit_fail_msg "$what failed at wbps=1MiB/s"
 	bt_sleep 3
 	read -r _ _ once < <(bt_charged "$idle")
 	echo "$BT_MAJMIN wbps=max" >"$idle/io.max"
 	sync
 
-	meminfo_kib Dirty:
-	before=$KIB
-	"${BT_IN_CGROUP[@]}" "$free" python3 -c "$HINTS" "$call" "$MNT/f" 16 ||
-		ktap_exit_fail_msg "$what failed with no limit"
-	meminfo_kib Dirty:
-	started=$((before + 16384 - KIB))
-	umount "$MNT" || ktap_exit_fail_msg "cannot unmount ext4"
+	"${BT_IN_CGROUP[@]}" "$free" python3 -c "$HINTS" "$call" \
+		"$BT_MNT/f" 16 || ktap_exit_fail_msg "$what failed with no limit"
+	read -r _ _ started < <(bt_charged "$free")
+	started=$((started / 1024))
+	umount "$BT_MNT" || ktap_exit_fail_msg "cannot unmount ext4"
 
 	ktap_print_msg "$what at wbps=1MiB/s: at most $queued KiB under" \
 		"writeback, writing $rate B/s; beside it $n_fsync" \
