@@ -461,14 +461,18 @@ at_most() {
 	awk -v v="$1" -v b="$2" 'BEGIN { exit !(v <= b) }'
 }
 
+# bt_stop_tasks - kill the tasks in BT_PIDS, wait for every task the
+# test left in the background, and empty BT_PIDS
+bt_stop_tasks() {
+	kill $BT_PIDS 2>/dev/null
+	wait
+	BT_PIDS=
+}
+
 bt_cleanup() {
 	local cg nb m
 
-	if [ -n "$BT_PIDS" ]; then
-		kill $BT_PIDS 2>/dev/null
-		wait
-	fi
-	BT_PIDS=
+	[ -z "$BT_PIDS" ] || bt_stop_tasks
 	for m in "$BT_MNT" "$BT_MNT"-*; do
 		mountpoint -q "$m" && umount "$m"
 		[ -d "$m" ] && rmdir "$m"

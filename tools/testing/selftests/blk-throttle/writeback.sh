@@ -169,9 +169,7 @@ beside() {
 		[ "${q:-0}" -le "$queued" ] || queued=$q
 	done
 	wait "$looppid" || ktap_exit_fail_msg "fsync_loop.py failed on $label"
-	kill "$BT_PIDS" 2>/dev/null
-	wait "$BT_PIDS"
-	BT_PIDS=
+	bt_stop_tasks
 	oom=$(awk '$1 == "oom_kill" { print $2 }' "$w/memory.events")
 	events=$(awk '{ printf " %s %s", $1, $2 }' "$w/memory.events")
 	read -r n_fsync fsync_ms n_meta meta_ms <"$BT_OUTDIR/$BT_NAME-loop"
@@ -277,7 +275,8 @@ scale() {
 		echo 64M >"$w/memory.max"
 		echo "$BT_MAJMIN wbps=1048576" >"$w/io.max"
 		"${BT_IN_CGROUP[@]}" "$w" fio --name="w$i" \
-			--filename="$BT_MNT/w$i" --rw=write --bs=64k --size=256M --ioengine=psync \
+			--filename="$BT_MNT/w$i" --rw=write --bs=64k \
+			--size=256M --ioengine=psync \
 			--thread --fallocate=none --invalidate=0 \
 			--time_based --runtime=3600 \
 			--output=/dev/null >/dev/null 2>&1 &
@@ -303,9 +302,7 @@ scale() {
 	fi
 	read -r n_fsync fsync_ms n_meta meta_ms <"$BT_OUTDIR/$BT_NAME-loop"
 	rm -f "$BT_OUTDIR/$BT_NAME-loop" "$BT_OUTDIR/$BT_NAME-dd"
-	kill $BT_PIDS 2>/dev/null
-	wait
-	BT_PIDS=
+	bt_stop_tasks
 	for i in $(seq 16); do
 		echo "$BT_MAJMIN wbps=max" >"$BT_CGROOT/$BT_NAME-$tag-$i/io.max"
 	done

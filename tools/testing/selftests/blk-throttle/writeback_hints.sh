@@ -116,9 +116,7 @@ for call in dontneed sync_file_range; do
 	done
 	read -r t1 _ b1 < <(bt_charged "$w")
 	wait "$looppid" || ktap_exit_fail_msg "fsync_loop.py failed"
-	kill "$BT_PIDS"
-	wait "$BT_PIDS"
-	BT_PIDS=
+	bt_stop_tasks
 	read -r n_fsync fsync_ms n_meta meta_ms <"$BT_OUTDIR/$BT_NAME-loop"
 	rm -f "$BT_OUTDIR/$BT_NAME-loop"
 	rate=$(awk -v b="$((b1 - b0))" -v t="$t0" -v u="$t1" \
